@@ -1,0 +1,49 @@
+# The reader's front door. `make chapter05 && ./chapter05`, `make test`, `make docs`.
+#   ARCH=90        build for these CUDA architectures (default: this machine's GPU, or a list)
+#   BUILD=dir      the CMake build directory (default: build)
+#   REQUIRE_GPU=1  make test: a missing GPU fails the GPU tests instead of skipping them
+BUILD ?= build
+ARCH ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE ?= cmake
+CTEST ?= ctest
+
+CHAPTER_DIRS := $(sort $(wildcard chapters/[0-9][0-9]-*))
+CHAPTERS := $(foreach d,$(CHAPTER_DIRS),chapter$(shell basename $(d) | cut -c1-2))
+
+.PHONY: all test test-host test-gpu docs sanitize summary clean configure $(CHAPTERS)
+
+all: configure
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+	@for t in $(CHAPTERS); do cp -f $(BUILD)/$$t ./$$t; done
+
+# Configure once; again when ARCH is given, so that `make ARCH=75 ...` takes effect.
+configure:
+	@if [ ! -f $(BUILD)/CMakeCache.txt ] || [ -n "$(ARCH)" ]; then \
+	  $(CMAKE) -S . -B $(BUILD) $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURES="$(ARCH)") ; \
+	fi
+
+$(CHAPTERS): configure
+	$(CMAKE) --build $(BUILD) --target $@ -j $(JOBS)
+	cp -f $(BUILD)/$@ ./$@
+
+test: all
+	cd $(BUILD) && $(CTEST) --output-on-failure -j 4
+
+test-host: all
+	cd $(BUILD) && $(CTEST) --output-on-failure -L host -j $(JOBS)
+
+test-gpu: all
+	cd $(BUILD) && $(CTEST) --output-on-failure -L gpu
+
+docs:
+	sh docs/build.sh $(BUILD)/docs
+
+sanitize: all
+	sh scripts/sanitize.sh
+
+summary: all
+	sh scripts/summary.sh
+
+clean:
+	rm -rf $(BUILD) $(CHAPTERS)

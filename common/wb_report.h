@@ -1,0 +1,87 @@
+/// @file wb_report.h
+/// @brief Timing statistics and the two output formats (human table, CSV), host-only.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// One timed kernel: a row of the table and of the CSV.
+struct Row {
+  std::string chapter;        ///< two digits
+  std::string kernel;         ///< the kernel's (or library call's) name
+  int64_t n = 0;              ///< elements
+  int block = 0;              ///< threads per block, 0 where it does not apply
+  int batch = 0;              ///< elements per thread, 0 where it does not apply
+  double median_ms = 0;       ///< median of the timed runs
+  double min_ms = 0;          ///< fastest timed run
+  double bytes = 0;           ///< bytes moved by one run
+  double gbps = 0;            ///< bytes / 1e9 / median seconds
+  double pct_theoretical = 0; ///< gbps as a percentage of the device's theoretical peak
+  int blocks_per_sm = 0;      ///< resident blocks per SM from the occupancy API, 0 if unknown
+  bool verified = false;      ///< every check of this kernel's output passed
+  std::string note;           ///< free text for the human table only (e.g. "1.04x CUB")
+};
+
+/// Median of a list of times (the mean of the two middle values for an even count).
+inline double median(std::vector<float> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (double(v[m - 1]) + double(v[m]));
+}
+
+/// Fill a row's bandwidth fields from its bytes and median time and a peak in GB/s.
+inline void set_bandwidth(Row& r, double peak_gbps) {
+  r.gbps = r.median_ms > 0 ? r.bytes / 1e9 / (r.median_ms / 1e3) : 0;
+  r.pct_theoretical = peak_gbps > 0 ? 100.0 * r.gbps / peak_gbps : 0;
+}
+
+/// The CSV header of CONTRACT.md.
+inline const char* csv_header() {
+  return "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified";
+}
+
+/// One CSV line (no newline) in CONTRACT.md's column order.
+inline std::string csv_row(const Row& r) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s,%s,%lld,%d,%d,%.6f,%.6f,%.1f,%.1f,%s", r.chapter.c_str(),
+                r.kernel.c_str(), (long long)r.n, r.block, r.batch, r.median_ms, r.min_ms, r.gbps,
+                r.pct_theoretical, r.verified ? "PASS" : "FAIL");
+  return buf;
+}
+
+/// N written for people: "1073741824 (2^30)" when it is a power of two.
+inline std::string describe_n(int64_t n) {
+  std::string s = std::to_string(n);
+  if (n > 0 && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((int64_t(1) << k) != n) ++k;
+    s += " (2^" + std::to_string(k) + ")";
+  }
+  return s;
+}
+
+/// The human table: one line per row, then nothing else.
+inline std::string human_table(const std::vector<Row>& rows) {
+  size_t width = 6;
+  for (const auto& r : rows) width = std::max(width, r.kernel.size());
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-*s %11s %5s %5s %10s %10s %9s %7s %6s  %s\n", int(width), "kernel", "n",
+                "block", "batch", "median ms", "min ms", "GB/s", "% peak", "blk/SM", "check");
+  std::string out = buf;
+  for (const auto& r : rows) {
+    std::snprintf(buf, sizeof buf, "%-*s %11lld %5d %5d %10.4f %10.4f %9.1f %6.1f%% %6d  %s%s%s\n", int(width),
+                  r.kernel.c_str(), (long long)r.n, r.block, r.batch, r.median_ms, r.min_ms, r.gbps,
+                  r.pct_theoretical, r.blocks_per_sm, r.verified ? "PASS" : "FAIL",
+                  r.note.empty() ? "" : "  ", r.note.c_str());
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace wb

@@ -1,0 +1,253 @@
+// Host tests of the common header: the command line, the CPU references and the CSV.
+// Every expected value here was worked out by hand (see the comments), not computed by
+// the code under test.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "wb_options.h"
+#include "wb_reference.h"
+#include "wb_report.h"
+
+static int passed = 0, failed = 0;
+
+#define EXPECT(cond)                                                    \
+  do {                                                                  \
+    if (cond) {                                                         \
+      ++passed;                                                         \
+    } else {                                                            \
+      ++failed;                                                         \
+      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);       \
+    }                                                                   \
+  } while (0)
+
+static wb::Spec full_spec() {
+  wb::Spec s;
+  s.chapter = "99";
+  s.slug = "test";
+  s.idea = "a chapter with every optional flag";
+  s.block = {wb::BlockRule::PowerOfTwo, 256, 32, 1024};
+  s.batch = {8, 64, false};
+  s.variants = {"warp", "block", "all"};
+  s.racy = true;
+  return s;
+}
+
+static wb::Parse parse(std::vector<const char*> args, const wb::Spec& spec, wb::Options& opt, std::string& err) {
+  args.insert(args.begin(), "chapter99");
+  return wb::parse_args(int(args.size()), args.data(), spec, opt, err);
+}
+
+static void test_counts() {
+  int64_t v = -1;
+  EXPECT(wb::parse_count("1000", v) && v == 1000);
+  EXPECT(wb::parse_count("2^30", v) && v == 1073741824);
+  EXPECT(wb::parse_count("1<<20", v) && v == 1048576);
+  EXPECT(wb::parse_count("2^0", v) && v == 1);
+  EXPECT(wb::parse_count("2^62", v) && v == 4611686018427387904LL);
+  EXPECT(!wb::parse_count("2^63", v));
+  EXPECT(!wb::parse_count("", v));
+  EXPECT(!wb::parse_count("-5", v));
+  EXPECT(!wb::parse_count("+5", v));
+  EXPECT(!wb::parse_count("12abc", v));
+  EXPECT(!wb::parse_count("1e9", v));
+  EXPECT(!wb::parse_count("2^", v));
+  EXPECT(!wb::parse_count("9999999999999999999", v));  // 19 digits: refused rather than overflowing
+}
+
+static void test_parse_valid() {
+  wb::Spec spec = full_spec();
+  wb::Options o;
+  std::string err;
+  EXPECT(parse({}, spec, o, err) == wb::Parse::Ok);
+  EXPECT(o.n == (int64_t(1) << 30) && !o.n_given && o.block == 256 && o.batch == 8);
+  EXPECT(o.variant == "warp" && o.reps == 20 && o.warmup == 3 && o.flush && !o.csv && !o.racy);
+
+  EXPECT(parse({"--n", "2^31", "--offset", "3", "--block", "512", "--batch", "64", "--variant", "all", "--reps",
+                "5", "--warmup", "0", "--seed", "7", "--no-flush", "--racy", "--csv", "--device", "1"},
+               spec, o, err) == wb::Parse::Ok);
+  EXPECT(o.n == 2147483648LL && o.n_given && o.offset == 3 && o.block == 512 && o.batch == 64);
+  EXPECT(o.variant == "all" && o.reps == 5 && o.warmup == 0 && o.seed == 7 && !o.flush && o.racy && o.csv &&
+         o.device == 1);
+
+  EXPECT(parse({"--n=1<<10", "--block=32"}, spec, o, err) == wb::Parse::Ok);
+  EXPECT(o.n == 1024 && o.block == 32);
+  EXPECT(parse({"--n", "5", "--help"}, spec, o, err) == wb::Parse::Help);
+  EXPECT(parse({"-h"}, spec, o, err) == wb::Parse::Help);
+}
+
+static void expect_error(std::vector<const char*> args, const wb::Spec& spec, const std::string& fragment) {
+  wb::Options o;
+  std::string err;
+  bool refused = parse(args, spec, o, err) == wb::Parse::Error;
+  EXPECT(refused);
+  bool names = err.find(fragment) != std::string::npos;
+  EXPECT(names);
+  if (!refused || !names) std::printf("  message was: '%s' (wanted '%s')\n", err.c_str(), fragment.c_str());
+}
+
+static void test_parse_invalid() {
+  wb::Spec spec = full_spec();
+  expect_error({"--n", "-5"}, spec, "--n '-5' is not allowed: give a whole number from 1 to");
+  expect_error({"--n", "abc"}, spec, "--n 'abc' is not allowed");
+  expect_error({"--n", "0"}, spec, "--n '0' is not allowed");
+  expect_error({"--n"}, spec, "--n needs a value");
+  expect_error({"--n="}, spec, "--n '' is not allowed");
+  expect_error({"--n", "2^41"}, spec, "is not allowed");  // over kMaxN
+  expect_error({"--offset", "-1"}, spec, "--offset '-1' is not allowed");
+  expect_error({"--reps", "0"}, spec, "--reps '0' is not allowed");
+  expect_error({"--frobnicate"}, spec, "unknown argument '--frobnicate'");
+  expect_error({"extra"}, spec, "unknown argument 'extra'");
+  expect_error({"--csv=1"}, spec, "--csv takes no value");
+  expect_error({"--block", "48"}, spec, "--block '48' is not allowed: this chapter takes a power of two from 32 to 1024");
+  expect_error({"--block", "2048"}, spec, "a power of two from 32 to 1024");
+  expect_error({"--block", "16"}, spec, "a power of two from 32 to 1024");
+  expect_error({"--batch", "0"}, spec, "--batch '0' is not allowed: this chapter takes a whole number from 1 to 64");
+  expect_error({"--batch", "65"}, spec, "from 1 to 64");
+  expect_error({"--variant", "grid"}, spec, "--variant 'grid' is not known: this chapter takes warp block all");
+
+  // Flags a chapter does not have are unknown there.
+  wb::Spec bare;
+  bare.chapter = "98";
+  expect_error({"--block", "256"}, bare, "unknown argument '--block'");
+  expect_error({"--batch", "4"}, bare, "unknown argument '--batch'");
+  expect_error({"--variant", "x"}, bare, "unknown argument '--variant'");
+  expect_error({"--racy"}, bare, "unknown argument '--racy'");
+
+  wb::Spec m32 = bare;
+  m32.block = {wb::BlockRule::MultipleOf32, 128, 32, 1024};
+  expect_error({"--block", "100"}, m32, "a multiple of 32 from 32 to 1024");
+  wb::Options o;
+  std::string err;
+  EXPECT(parse({"--block", "96"}, m32, o, err) == wb::Parse::Ok && o.block == 96);
+}
+
+static void test_usage() {
+  std::string u = wb::usage(full_spec());
+  EXPECT(u.find("usage: ./chapter99") != std::string::npos);
+  EXPECT(u.find("a chapter with every optional flag") != std::string::npos);
+  EXPECT(u.find("(default 256)") != std::string::npos);
+  EXPECT(u.find("one of: warp block all (default warp)") != std::string::npos);
+  EXPECT(u.find("--racy") != std::string::npos);
+}
+
+static void test_input() {
+  // Same (seed, i) gives the same value; values are nonzero in [-8, 8]; both signs occur.
+  std::vector<int32_t> a(100000), b(1000);
+  wb::fill_input(a.data(), int64_t(a.size()), 42);
+  wb::fill_input(b.data(), int64_t(b.size()), 42);
+  bool prefix = true, range = true, neg = false, pos = false;
+  for (size_t i = 0; i < b.size(); ++i) prefix = prefix && a[i] == b[i];
+  for (int32_t v : a) {
+    range = range && v != 0 && v >= -8 && v <= 8;
+    neg = neg || v < 0;
+    pos = pos || v > 0;
+  }
+  EXPECT(prefix && range && neg && pos);
+  std::vector<int32_t> c(1000);
+  wb::fill_input(c.data(), 1000, 43);
+  EXPECT(c != b);  // another seed, another input
+  // Large enough to be split across threads: still identical to element-wise generation.
+  std::vector<int32_t> big(3000017);
+  wb::fill_input(big.data(), int64_t(big.size()), 9);
+  bool same = true;
+  for (size_t i = 0; i < big.size(); i += 9973) same = same && big[i] == wb::input_value(9, i);
+  EXPECT(same && big.back() == wb::input_value(9, big.size() - 1));
+}
+
+static void test_sum() {
+  int32_t x[] = {3, -1, 4, -1, 5};
+  EXPECT(wb::cpu_sum(x, 5) == 10);
+  EXPECT(wb::cpu_sum(x, 0) == 0);
+  // Wrap-around: INT32_MAX + 1 = INT32_MIN; INT32_MIN + (-1) = INT32_MAX.
+  int32_t w[] = {2147483647, 1};
+  EXPECT(wb::cpu_sum(w, 2) == -2147483647 - 1);
+  int32_t u[] = {-2147483647 - 1, -1};
+  EXPECT(wb::cpu_sum(u, 2) == 2147483647);
+  // Four copies of 2^30 wrap to 0; a multi-threaded sum must agree (2^21 elements of 1024 = 2^31 -> INT32_MIN).
+  int32_t q[] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+  EXPECT(wb::cpu_sum(q, 4) == 0);
+  std::vector<int32_t> big(size_t(1) << 21, 1024);
+  EXPECT(wb::cpu_sum(big.data(), int64_t(big.size())) == -2147483647 - 1);
+  std::vector<int32_t> ones(3000001, 1);
+  EXPECT(wb::cpu_sum(ones.data(), int64_t(ones.size())) == 3000001);
+}
+
+static void test_scans() {
+  int32_t in[] = {1, 2, 3, 4, 5, 6, 7};
+  int32_t out[7];
+  wb::cpu_scan_inclusive(in, out, 7);
+  int32_t want_full[] = {1, 3, 6, 10, 15, 21, 28};
+  EXPECT(std::equal(out, out + 7, want_full));
+  // Segments of 3: [1 2 3] [4 5 6] [7] -> 1 3 6 | 4 9 15 | 7
+  wb::cpu_scan_segmented(in, out, 7, 3);
+  int32_t want_seg[] = {1, 3, 6, 4, 9, 15, 7};
+  EXPECT(std::equal(out, out + 7, want_seg));
+  // A segment longer than the array is a full scan; a segment of 1 copies.
+  wb::cpu_scan_segmented(in, out, 7, 100);
+  EXPECT(std::equal(out, out + 7, want_full));
+  wb::cpu_scan_segmented(in, out, 7, 1);
+  EXPECT(std::equal(out, out + 7, in));
+  // Wrap-around inside a scan.
+  int32_t w[] = {2147483647, 1, 1};
+  int32_t wo[3];
+  wb::cpu_scan_inclusive(w, wo, 3);
+  EXPECT(wo[0] == 2147483647 && wo[1] == -2147483647 - 1 && wo[2] == -2147483647);
+  // Multi-threaded segmented scan of ones with segment 1000: element i is i % 1000 + 1.
+  std::vector<int32_t> ones(2500003, 1), seg(ones.size());
+  wb::cpu_scan_segmented(ones.data(), seg.data(), int64_t(ones.size()), 1000);
+  bool ok = true;
+  for (size_t i = 0; i < seg.size(); ++i) ok = ok && seg[i] == int32_t(i % 1000 + 1);
+  EXPECT(ok);
+  // Segment length not dividing the per-thread ranges: 4099.
+  wb::cpu_scan_segmented(ones.data(), seg.data(), int64_t(ones.size()), 4099);
+  ok = true;
+  for (size_t i = 0; i < seg.size(); ++i) ok = ok && seg[i] == int32_t(i % 4099 + 1);
+  EXPECT(ok);
+}
+
+static void test_mismatch() {
+  int32_t a[] = {1, 2, 3, 4}, b[] = {1, 2, 9, 4};
+  wb::Mismatch m = wb::first_mismatch(a, b, 4);
+  EXPECT(m.index == 2 && m.got == 3 && m.want == 9);
+  EXPECT(wb::first_mismatch(a, a, 4).index == -1);
+}
+
+static void test_report() {
+  EXPECT(std::string(wb::csv_header()) ==
+         "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified");
+  wb::Row r;
+  r.chapter = "05";
+  r.kernel = "reduce_tree_sequential";
+  r.n = 1073741824;
+  r.block = 256;
+  r.batch = 1;
+  r.median_ms = 2.0;
+  r.min_ms = 1.5;
+  r.bytes = 4.0 * r.n;  // 4294967296 bytes in 2 ms = 2147.483648 GB/s
+  r.verified = true;
+  wb::set_bandwidth(r, 4294.967296);  // exactly half the peak
+  EXPECT(csv_row(r) == "05,reduce_tree_sequential,1073741824,256,1,2.000000,1.500000,2147.5,50.0,PASS");
+  r.verified = false;
+  EXPECT(csv_row(r).substr(csv_row(r).size() - 5) == ",FAIL");
+  EXPECT(wb::median({3, 1, 2}) == 2.0);
+  EXPECT(wb::median({4, 1, 3, 2}) == 2.5);
+  EXPECT(wb::describe_n(1024) == "1024 (2^10)");
+  EXPECT(wb::describe_n(1000) == "1000");
+  std::string table = wb::human_table({r});
+  EXPECT(table.find("reduce_tree_sequential") != std::string::npos && table.find("FAIL") != std::string::npos);
+}
+
+int main() {
+  test_counts();
+  test_parse_valid();
+  test_parse_invalid();
+  test_usage();
+  test_input();
+  test_sum();
+  test_scans();
+  test_mismatch();
+  test_report();
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
