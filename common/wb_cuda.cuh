@@ -124,7 +124,9 @@ class DeviceBuffer {
       : ptr_(static_cast<T*>(device_alloc(count * sizeof(T), what))), count_(count) {}
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// Take over another buffer's allocation.
   DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; o.count_ = 0; }
+  /// Swap allocations with another buffer (its destructor frees ours).
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(count_, o.count_);
