@@ -1,7 +1,8 @@
 #!/bin/sh
 # gpu.sh CHAPTER [ARGS...]
-# Run a chapter on the GPU with ARGS, once per --variant it offers (read from its --help),
-# with few repetitions: exit 0 means every kernel's result matched the CPU reference.
+# Run a chapter on the GPU with ARGS and few repetitions, covering every --variant it offers
+# (read from its --help): once with `--variant all` where the chapter has it, otherwise once
+# per variant. Exit 0 means every kernel's result matched the CPU reference.
 # Without a GPU the chapter exits 77, which ctest reports as skipped; with REQUIRE_GPU=1
 # a missing GPU is a failure instead.
 bin=$1
@@ -9,15 +10,19 @@ shift
 variants=""
 case " $* " in
   *" --variant "*) ;;
-  *) variants=$("$bin" --help | sed -n 's/^ *--variant V *one of:\(.*\)(default.*/\1/p' | sed 's/\<all\>//g') ;;
+  *)
+    variants=$("$bin" --help | sed -n 's/^ *--variant V *one of:\(.*\)(default.*/\1/p')
+    case " $variants " in *" all "*) variants=all ;; esac
+    ;;
 esac
 [ -n "$variants" ] || variants="-"
 status=0
 for v in $variants; do
   if [ "$v" = "-" ]; then set_v=""; else set_v="--variant $v"; fi
-  echo "+ $bin $* $set_v --reps 2 --warmup 1"
+  # The case's own --reps or --warmup, coming later on the line, override these defaults.
+  echo "+ $bin --reps 2 --warmup 1 $* $set_v"
   # shellcheck disable=SC2086
-  "$bin" "$@" $set_v --reps 2 --warmup 1
+  "$bin" --reps 2 --warmup 1 "$@" $set_v
   rc=$?
   if [ "$rc" = 77 ]; then
     if [ "${REQUIRE_GPU:-0}" = 1 ]; then
