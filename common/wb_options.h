@@ -160,6 +160,8 @@ inline std::string usage(const Spec& s) {
 enum class Parse { Ok, Help, Error };
 
 /// Parse argv against a chapter's Spec. Accepts `--flag value` and `--flag=value`.
+/// @param argc, argv  the command line as `main` received it (argv[0] is skipped)
+/// @param spec  which optional flags the chapter has and which values they take
 /// @param[out] opt  the options (defaults from the Spec where a flag is absent)
 /// @param[out] error  the message for Parse::Error
 inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Options& opt,
