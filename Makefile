@@ -39,11 +39,13 @@ test-gpu: all
 docs:
 	sh docs/build.sh $(BUILD)/docs
 
+# Every chapter under compute-sanitizer's four tools at N = 2^16; logs in $(BUILD)/sanitize.
 sanitize: all
-	sh scripts/sanitize.sh
+	bash scripts/sanitize.sh --bin-dir $(BUILD) --logs $(BUILD)/sanitize
 
+# Every chapter at N = 2^30 into docs/results/<gpu>.csv, then its tables, charts and README blocks.
 summary: all
-	sh scripts/summary.sh
+	bash scripts/summary.sh all --bin-dir $(BUILD) --logs $(BUILD)/summary
 
 clean:
 	rm -rf $(BUILD) $(CHAPTERS)

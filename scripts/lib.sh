@@ -1,0 +1,163 @@
+# scripts/lib.sh: helpers shared by sanitize.sh, summary.sh and sweep.sh. Sourced, not run.
+#
+# Chapters are found from the directories chapters/NN-slug/, so the scripts cover whatever
+# chapters exist. Chapter NN's program is chapterNN: in --bin-dir when one is given, else at
+# the repository root (where `make all` copies it), else in the CMake build directory
+# ($BUILD, default build/).
+
+# The repository root: the parent of the directory holding this file.
+WB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Where chapter binaries are looked for first (set by a script's --bin-dir).
+WB_BIN_DIR=${WB_BIN_DIR:-}
+
+# Print a message on stderr, prefixed with the script's name.
+wb_say() {
+  echo "${WB_SCRIPT:-scripts}: $*" >&2
+}
+
+# Print the two-digit id of every chapter directory, sorted, one per line.
+wb_chapter_ids() {
+  local d
+  for d in "$WB_ROOT"/chapters/[0-9][0-9]-*/; do
+    [ -d "$d" ] || continue
+    d=${d%/}
+    d=${d##*/}
+    echo "${d:0:2}"
+  done
+}
+
+# Print the slug of chapter NN (the directory name after "NN-"), or nothing.
+wb_chapter_slug() {
+  local d
+  for d in "$WB_ROOT"/chapters/"$1"-*/; do
+    [ -d "$d" ] || continue
+    d=${d%/}
+    echo "${d##*/"$1"-}"
+    return 0
+  done
+  return 1
+}
+
+# Turn "5", "05", "chapter05" or "chapters/05-x" into "05"; print nothing for anything else.
+wb_normalise_id() {
+  local id=${1##*/}
+  id=${id#chapter}
+  id=${id%%-*}
+  case $id in
+    [0-9]) echo "0$id" ;;
+    [0-9][0-9]) echo "$id" ;;
+  esac
+}
+
+# Print the path of chapter NN's program, or fail (status 1) when it has not been built.
+wb_binary() {
+  local dir
+  for dir in "$WB_BIN_DIR" "$WB_ROOT" "$WB_ROOT/${BUILD:-build}"; do
+    if [ -n "$dir" ] && [ -x "$dir/chapter$1" ] && [ ! -d "$dir/chapter$1" ]; then
+      echo "$dir/chapter$1"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Print the --variant names a chapter lists in its --help ("one of: a b c (default a)"),
+# space separated; nothing when the chapter has no --variant.
+wb_variants() {
+  "$1" --help 2>/dev/null | sed -n 's/^ *--variant V *one of: *\(.*\) (default.*/\1/p'
+}
+
+# Whether a chapter's --help lists a flag such as --racy, --block or --batch.
+wb_has_flag() {
+  "$1" --help 2>/dev/null | grep -Eq -- "^ *$2( |$)"
+}
+
+# Whether a word is in a space-separated list.
+wb_in_list() {
+  case " $2 " in
+    *" $1 "*) return 0 ;;
+  esac
+  return 1
+}
+
+# End the script as "skipped" (77), or as a failure (1) when REQUIRE_GPU=1 asks for a GPU run.
+wb_skip() {
+  wb_say "$*"
+  if [ "${REQUIRE_GPU:-0}" = 1 ]; then
+    wb_say "REQUIRE_GPU=1: a skip counts as a failure"
+    exit 1
+  fi
+  wb_say "skipped (exit 77)"
+  exit 77
+}
+
+# Run a chapter once on a tiny input to learn whether there is a usable GPU. Skips the
+# script (wb_skip) when the chapter exits 77; otherwise leaves the chapter's stderr, which
+# holds the device line, in WB_PROBE_LOG.
+wb_require_gpu() {
+  local bin=$1 rc
+  WB_PROBE_LOG=$(mktemp "${TMPDIR:-/tmp}/wb-probe.XXXXXX")
+  "$bin" --n 1 --reps 1 --warmup 0 --csv >/dev/null 2>"$WB_PROBE_LOG"
+  rc=$?
+  if [ "$rc" = 77 ]; then
+    local why
+    why=$(grep -m1 -i 'no usable CUDA device' "$WB_PROBE_LOG")
+    rm -f "$WB_PROBE_LOG"
+    wb_skip "no usable CUDA GPU on this machine (${bin##*/} exited 77: ${why:-no message})"
+  fi
+}
+
+# From a chapter's notes, print the device name of the line
+# "device 0: NVIDIA H200, sm_90, 132 SMs, ...; theoretical peak 4814 GB/s (...)".
+wb_device_name() {
+  sed -n 's/^device [0-9][0-9]*: \(.*\), sm_[0-9][0-9]*, .*/\1/p' "$1" | head -n 1
+}
+
+# From the same line, print the theoretical peak in GB/s.
+wb_device_peak() {
+  sed -n 's/^device [0-9][0-9]*: .*theoretical peak \([0-9.][0-9.]*\) GB\/s.*/\1/p' "$1" | head -n 1
+}
+
+# A file-name slug for a GPU: "NVIDIA H200" -> h200, "NVIDIA GeForce RTX 5060" -> geforce-rtx-5060.
+wb_gpu_slug() {
+  echo "$1" | sed 's/^NVIDIA //' | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//'
+}
+
+# Run a command with a time limit when coreutils' timeout is available (exit 124 on expiry).
+wb_timeout() {
+  local seconds=$1
+  shift
+  if command -v timeout >/dev/null 2>&1; then
+    timeout "$seconds" "$@"
+  else
+    "$@"
+  fi
+}
+
+# Replace the lines between the marker lines BEGIN and END of FILE with the content of
+# FRAGMENT; everything else in FILE is kept byte for byte, and FILE is rewritten only when
+# its content changes. Status: 0 done, 3 FILE lacks the markers (left untouched).
+wb_splice() {
+  local file=$1 begin=$2 end=$3 fragment=$4 tmp
+  tmp=$(mktemp "${TMPDIR:-/tmp}/wb-splice.XXXXXX")
+  awk -v begin="$begin" -v end="$end" -v fragment="$fragment" '
+    function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
+    state == 0 && trim($0) == begin {
+      print
+      while ((getline line < fragment) > 0) print line
+      state = 1
+      next
+    }
+    state == 1 && trim($0) == end { print; state = 2; next }
+    state == 1 { next }
+    { print }
+    END { exit state == 2 ? 0 : 3 }
+  ' "$file" >"$tmp"
+  local rc=$?
+  if [ "$rc" = 0 ] && ! cmp -s "$tmp" "$file"; then
+    cat "$tmp" >"$file"
+  fi
+  rm -f "$tmp"
+  return "$rc"
+}

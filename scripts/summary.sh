@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# scripts/summary.sh: the workbook's results, in two stages so that the second needs no GPU.
+#
+#   summary.sh run [N]       run every chapter with --csv at N (default 2^30) and write the
+#                            combined CSV docs/results/<gpu>.csv (<gpu> from the device name,
+#                            "NVIDIA H200" -> h200). A chapter that offers `--variant all` runs
+#                            that; else each of its variants; one that offers `sweep` (chapter
+#                            11: N = 2^8 .. 2^31) runs it once more. Needs the GPU.
+#   summary.sh render CSV... turn CSVs into docs/results/<gpu>.md, <gpu>.svg (best GB/s per
+#                            chapter against the ceilings) and <gpu>-chapter11.svg (GB/s
+#                            against N), and rewrite the marked blocks of README.md and of the
+#                            chapter pages. No GPU needed.
+#   summary.sh all [N]       run, then render what it wrote (what `make summary` does).
+#
+# The combined CSV is each chapter's --csv rows (CONTRACT.md's ten columns) followed by three
+# columns: run ("main", or "sweep" for the rows of a sweep variant), device and peak_gbps (from
+# the chapter's device line), so that render needs nothing but the file.
+#
+# render rewrites only what lies between these marker lines, and only when it changes:
+#   README.md                     <!-- summary:begin --> ... <!-- summary:end -->
+#   chapters/NN-*/README.md       <!-- results:begin --> ... <!-- results:end -->
+#   a chapter with sweep rows     <!-- sweep:begin --> ... <!-- sweep:end -->
+# Several CSVs (several GPUs) give one block per GPU, in the order given. The date shown is
+# --date, else the CSV's modification time.
+
+# Started as `sh scripts/...`: go on in bash, which the rest of the script needs.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -u
+WB_SCRIPT=summary.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+  cat <<EOF
+usage: scripts/summary.sh run [N] [--bin-dir DIR] [--out DIR] [--logs DIR]
+       scripts/summary.sh render [--date YYYY-MM-DD] CSV...
+       scripts/summary.sh all [N] [--bin-dir DIR] [--out DIR] [--logs DIR] [--date YYYY-MM-DD]
+
+  run      every chapter with --csv at N elements (default 2^30; forms 1073741824, 2^30, 1<<30),
+           plus --variant sweep where a chapter offers it; writes OUT/<gpu>.csv (OUT default
+           docs/results) and keeps each chapter's notes in LOGS (default build/summary).
+           Needs the GPU: exits 77 without one (1 when REQUIRE_GPU=1).
+  render   from CSVs written by run: <gpu>.md, <gpu>.svg and <gpu>-chapterNN.svg beside each
+           CSV, and the marked blocks of README.md and chapters/NN-*/README.md. No GPU needed.
+  all      run, then render.
+  --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
+  -h, --help      this text
+Exit: 0 done, every chapter verified; 1 a chapter failed (reported, its rows kept); 2 bad usage.
+EOF
+}
+
+# ---- run -----------------------------------------------------------------------------------
+
+# What a chapter's exit status means (CONTRACT.md).
+exit_meaning() {
+  case $1 in
+    1) echo "a result was wrong" ;;
+    2) echo "bad command line" ;;
+    3) echo "CUDA error" ;;
+    77) echo "no usable GPU" ;;
+    124) echo "timed out" ;;
+    *) echo "exit $1" ;;
+  esac
+}
+
+do_run() {
+  local n=2^30 out=$WB_ROOT/docs/results logs=$WB_ROOT/build/summary
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --bin-dir) WB_BIN_DIR=${2:?--bin-dir needs a value}; shift ;;
+      --out) out=${2:?--out needs a value}; shift ;;
+      --logs) logs=${2:?--logs needs a value}; shift ;;
+      -*) wb_say "unknown option '$1' (see -h)"; exit 2 ;;
+      *) n=$1 ;;
+    esac
+    shift
+  done
+  local ids=() id bin first="" failures=() total_start=$SECONDS
+  mapfile -t ids < <(wb_chapter_ids)
+  [ ${#ids[@]} -gt 0 ] || { wb_say "no chapters/NN-*/ directories under $WB_ROOT"; exit 1; }
+  for id in "${ids[@]}"; do
+    if bin=$(wb_binary "$id"); then first=${first:-$bin}; fi
+  done
+  [ -n "$first" ] || { wb_say "no chapter program found: build them first (make all)"; exit 1; }
+  wb_require_gpu "$first"
+  local device peak
+  device=$(wb_device_name "$WB_PROBE_LOG" | tr ',' ' ')
+  peak=$(wb_device_peak "$WB_PROBE_LOG")
+  if [ -z "$device" ] || [ -z "$peak" ]; then
+    wb_say "${first##*/} printed no device line; its notes:"
+    cat "$WB_PROBE_LOG" >&2
+    rm -f "$WB_PROBE_LOG"
+    exit 1
+  fi
+  rm -f "$WB_PROBE_LOG"
+  local slug
+  slug=$(wb_gpu_slug "$device")
+  mkdir -p "$out" "$logs" || exit 1
+  local rows
+  rows=$(mktemp "${TMPDIR:-/tmp}/wb-summary.XXXXXX")
+  echo "summary: ${#ids[@]} chapter(s) on the $device at N = $n; notes in $logs"
+
+  # One chapter run: its CSV rows (header dropped) get the run, device and peak columns.
+  # $1 chapter id, $2 run tag, $3 log name, the rest: the chapter's arguments.
+  run_chapter() {
+    local id=$1 tag=$2 log=$logs/$3.log rc got
+    shift 3
+    got=$(mktemp "${TMPDIR:-/tmp}/wb-summary-rows.XXXXXX")
+    echo "+ $bin --csv $*" >"$log"
+    wb_timeout 1800 "$bin" --csv "$@" >"$got" 2>>"$log"
+    rc=$?
+    awk -F, -v tag="$tag" -v device="$device" -v peak="$peak" -v id="$id" '
+      $1 == "chapter" { next }
+      NF == 10 && $1 == id { print $0 "," tag "," device "," peak; next }
+      NF > 0 { print "summary.sh: ignored a line of chapter" id "'\''s output: " $0 > "/dev/stderr" }
+    ' "$got" >>"$rows"
+    chapter_rows=$((chapter_rows + $(awk -F, -v id="$id" 'NF == 10 && $1 == id' "$got" | wc -l)))
+    rm -f "$got"
+    if [ "$rc" != 0 ]; then
+      local what=${log##*/chapter"$id"}
+      what=${what%.log}
+      what=${what#.}
+      what="${what:+--variant $what: }$(exit_meaning "$rc")"
+      failures+=("chapter$id ${what} (notes: $log)")
+      chapter_failed="${chapter_failed:+$chapter_failed; }$what"
+    fi
+  }
+
+  local start v chapter_rows chapter_failed
+  local -a variants
+  for id in "${ids[@]}"; do
+    start=$SECONDS
+    chapter_rows=0 chapter_failed=""
+    if ! bin=$(wb_binary "$id"); then
+      failures+=("chapter$id: not built (make chapter$id)")
+      echo "chapter$id: not built"
+      continue
+    fi
+    # Every kernel: `--variant all` where offered, else each variant but "sweep" (run below).
+    read -r -a variants <<<"$(wb_variants "$bin" | sed 's/\<sweep\>//g')"
+    if wb_in_list all "${variants[*]}"; then
+      run_chapter "$id" main "chapter$id" --n "$n" --variant all
+    elif [ ${#variants[@]} -gt 0 ]; then
+      for v in "${variants[@]}"; do run_chapter "$id" main "chapter$id.$v" --n "$n" --variant "$v"; done
+    else
+      run_chapter "$id" main "chapter$id" --n "$n"
+    fi
+    # A sweep variant chooses its own sizes.
+    if wb_in_list sweep "$(wb_variants "$bin")"; then
+      run_chapter "$id" sweep "chapter$id.sweep" --variant sweep
+    fi
+    if [ -n "$chapter_failed" ]; then
+      echo "chapter$id: FAILED ($chapter_failed), $chapter_rows row(s) [$((SECONDS - start)) s]"
+    else
+      echo "chapter$id: $chapter_rows row(s), all verified [$((SECONDS - start)) s]"
+    fi
+  done
+
+  csv_path=$out/$slug.csv
+  {
+    echo "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,run,device,peak_gbps"
+    cat "$rows"
+  } >"$csv_path.tmp" && mv "$csv_path.tmp" "$csv_path"
+  rm -f "$rows"
+  echo "summary: wrote $csv_path ($(($(wc -l <"$csv_path") - 1)) rows) in $((SECONDS - total_start)) s"
+  if [ ${#failures[@]} -gt 0 ]; then
+    echo "summary: FAILED (${#failures[@]}):"
+    printf '  %s\n' "${failures[@]}"
+    return 1
+  fi
+  return 0
+}
+
+# ---- render --------------------------------------------------------------------------------
+
+do_render() {
+  local date="" csvs=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --date) date=${2:?--date needs a value}; shift ;;
+      -*) wb_say "unknown option '$1' (see -h)"; exit 2 ;;
+      *) csvs+=("$1") ;;
+    esac
+    shift
+  done
+  [ ${#csvs[@]} -gt 0 ] || { wb_say "render needs a CSV (see -h)"; exit 2; }
+  local frag csv i=0 d dir base rel id slug status=0
+  frag=$(mktemp -d "${TMPDIR:-/tmp}/wb-render.XXXXXX")
+  for id in $(wb_chapter_ids); do echo "$id $(wb_chapter_slug "$id")"; done >"$frag/slugs"
+  for csv in "${csvs[@]}"; do
+    [ -f "$csv" ] || { wb_say "$csv: no such file"; rm -rf "$frag"; exit 2; }
+    i=$((i + 1))
+    mkdir -p "$frag/$i"
+    d=${date:-$(date -r "$csv" +%Y-%m-%d)}
+    dir=$(cd "$(dirname "$csv")" && pwd)
+    base=$(basename "$csv" .csv)
+    # How the repository README reaches files beside the CSV.
+    case $dir/ in
+      "$WB_ROOT"/*) rel=${dir#"$WB_ROOT"/} ;;
+      *) rel=$dir ;;
+    esac
+    awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v frag="$frag/$i" \
+        -v slugs="$frag/slugs" -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
+    echo "summary: wrote $dir/$base.md and $dir/$base.svg$(ls "$dir/$base"-chapter[0-9][0-9].svg >/dev/null 2>&1 && echo " and the sweep chart")"
+  done
+
+  # Join the blocks of every CSV into one fragment per marked region.
+  join_blocks() {
+    local name=$1 k first=1
+    for k in $(seq 1 "$i"); do
+      [ -f "$frag/$k/$name" ] || continue
+      [ $first = 1 ] || echo
+      cat "$frag/$k/$name"
+      first=0
+    done
+  }
+  # Splice one fragment into a file; say what happened.
+  splice() {
+    local file=$1 marker=$2 name=$3 rc
+    join_blocks "$name" >"$frag/joined"
+    [ -s "$frag/joined" ] || return 0
+    if [ ! -f "$file" ]; then
+      wb_say "${file#"$WB_ROOT"/}: no such file; its $marker block was not written"
+      return 0
+    fi
+    wb_splice "$file" "<!-- $marker:begin -->" "<!-- $marker:end -->" "$frag/joined"
+    rc=$?
+    if [ "$rc" = 3 ]; then
+      wb_say "${file#"$WB_ROOT"/}: no <!-- $marker:begin --> / <!-- $marker:end --> lines; left as it was"
+    elif [ "$rc" != 0 ]; then
+      status=1
+    fi
+  }
+  splice "$WB_ROOT/README.md" summary summary.md
+  for id in $(wb_chapter_ids); do
+    slug=$(wb_chapter_slug "$id")
+    splice "$WB_ROOT/chapters/$id-$slug/README.md" results "chapter$id.md"
+    splice "$WB_ROOT/chapters/$id-$slug/README.md" sweep "sweep$id.md"
+  done
+  rm -rf "$frag"
+  [ "$status" = 0 ] && echo "summary: README.md and the chapter pages are up to date"
+  return "$status"
+}
+
+# ---- main ----------------------------------------------------------------------------------
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+  -h|--help) usage; exit 0 ;;
+  run) do_run "$@"; exit $? ;;
+  render) do_render "$@"; exit $? ;;
+  all)
+    # run takes N and its options; render only --date and the CSV that run wrote.
+    run_args=() render_args=()
+    while [ $# -gt 0 ]; do
+      case $1 in
+        --date) render_args+=(--date "${2:?--date needs a value}"); shift ;;
+        *) run_args+=("$1") ;;
+      esac
+      shift
+    done
+    csv_path=""
+    do_run "${run_args[@]}"
+    run_status=$?
+    [ -n "$csv_path" ] && [ -f "$csv_path" ] || exit 1
+    do_render "${render_args[@]}" "$csv_path" || exit 1
+    exit "$run_status"
+    ;;
+  *) usage >&2; exit 2 ;;
+esac

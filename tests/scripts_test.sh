@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# tests/scripts_test.sh: host test of scripts/ (summary.sh, sanitize.sh, sweep.sh), no GPU needed.
+#
+# Each script runs in a temporary copy of the repository's layout:
+#   - summary.sh render turns tests/fixtures/scripts/h200.csv into tables, charts and README
+#     blocks, compared exactly with tests/fixtures/scripts/expected/ (worked out by hand from
+#     the CSV; see the comments at the end of this file); a second render changes nothing;
+#   - summary.sh run, sanitize.sh and sweep.sh run fake chapters (fixtures/scripts/fake_chapter.sh)
+#     and a fake compute-sanitizer (fake_sanitizer.sh) that print what the real ones print, so
+#     that parsing, tables and exit statuses are checked without a GPU.
+# Usage: bash tests/scripts_test.sh [-v]   (-v: show every difference in full; WB_KEEP=1 keeps
+# the temporary directory for inspection)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+fix=$here/fixtures/scripts
+verbose=0
+[ "${1:-}" = -v ] && verbose=1
+unset REQUIRE_GPU COMPUTE_SANITIZER WB_SANITIZE_DIR FAKE_NOGPU FAKE_FAIL FAKE_RACE FAKE_MEMCHECK FAKE_RACY_SILENT FAKE_NO_SUMMARY
+work=$(mktemp -d "${TMPDIR:-/tmp}/wb-scripts-test.XXXXXX")
+if [ "${WB_KEEP:-0}" = 1 ]; then echo "scripts_test: working in $work"; else trap 'rm -rf "$work"' EXIT; fi
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect_status WANT GOT WHAT
+expect_status() {
+  if [ "$1" = "$2" ]; then ok; else bad "$3: exit $2, expected $1"; fi
+}
+
+# expect_file EXPECTED ACTUAL WHAT: the two files are identical.
+expect_file() {
+  if [ -f "$2" ] && cmp -s "$1" "$2"; then ok; return; fi
+  bad "$3: $2 differs from $1"
+  if [ "$verbose" = 1 ]; then diff "$1" "$2"; else diff "$1" "$2" | head -20; fi
+}
+
+# expect_grep PATTERN FILE WHAT: the file has a line matching the extended regex.
+expect_grep() {
+  if grep -Eq -- "$1" "$2"; then ok; else bad "$3: no line of $2 matches /$1/"; fi
+}
+
+# expect_count N PATTERN FILE WHAT: exactly N matches of the extended regex.
+expect_count() {
+  local got
+  got=$(grep -Eo -- "$2" "$3" | wc -l)
+  if [ "$got" -eq "$1" ]; then ok; else bad "$4: $got matches of /$2/ in $3, expected $1"; fi
+}
+
+# Output with what varies from run to run (the temporary root, durations) made fixed.
+normalise() {
+  sed -e "s|$1|ROOT|g" -e 's/\[[0-9][0-9]* s\]/[T s]/g' -e 's/ in [0-9][0-9]* s/ in T s/g'
+}
+
+# A repository layout: the scripts, and chapter directories (README pages where asked).
+make_root() {
+  local root=$1 dir
+  shift
+  mkdir -p "$root/scripts" "$root/docs/results"
+  cp "$src"/scripts/*.sh "$src"/scripts/*.awk "$root/scripts/"
+  for dir in "$@"; do mkdir -p "$root/chapters/$dir"; done
+}
+
+# A chapter page with the marker lines, some text around them and stale content inside.
+make_page() {
+  {
+    echo "# Chapter $2: a page {#chapter$2}"
+    echo
+    echo "## Result on the H200"
+    echo
+    echo "<!-- results:begin -->"
+    echo "stale results"
+    echo "<!-- results:end -->"
+    echo
+    echo "What to look for: text outside the markers stays."
+    if [ "${3:-}" = sweep ]; then
+      echo
+      echo "## Across N"
+      echo
+      echo "<!-- sweep:begin -->"
+      echo "<!-- sweep:end -->"
+    fi
+  } >"$1"
+}
+
+# Fake chapter programs chapterNN at the root of a layout.
+make_fakes() {
+  local root=$1 id
+  shift
+  for id in "$@"; do
+    printf '#!/bin/sh\nexec bash "%s" %s "$@"\n' "$fix/fake_chapter.sh" "$id" >"$root/chapter$id"
+    chmod +x "$root/chapter$id"
+  done
+}
+
+# ---- summary.sh render ---------------------------------------------------------------------
+
+R=$work/render
+make_root "$R" 00-speed-of-light 01-atomic-naive 05-tree-sequential 11-cub-and-beyond 12-scan-naive-global \
+  13-scan-shared 17-scan-device-wide 18-multi-gpu
+for page in 00-speed-of-light 01-atomic-naive 05-tree-sequential 12-scan-naive-global 17-scan-device-wide; do
+  make_page "$R/chapters/$page/README.md" "${page:0:2}"
+done
+make_page "$R/chapters/11-cub-and-beyond/README.md" 11 sweep
+printf '# Chapter 13: no markers {#chapter13}\n\nThis page has no results block.\n' >"$R/chapters/13-scan-shared/README.md"
+printf '# The workbook\n\nIntro.\n\n## Results\n\n<!-- summary:begin -->\nold table\n<!-- summary:end -->\n\nAfter.\n' >"$R/README.md"
+cp "$fix/h200.csv" "$R/docs/results/h200.csv"
+cp "$R/chapters/13-scan-shared/README.md" "$work/13-before.md"
+
+(cd "$R" && bash scripts/summary.sh render --date 2026-11-22 docs/results/h200.csv) >"$work/render.out" 2>&1
+expect_status 0 $? "summary.sh render"
+expect_file "$fix/expected/h200.md" "$R/docs/results/h200.md" "render: docs/results/h200.md"
+expect_file "$fix/expected/README.md" "$R/README.md" "render: README.md summary block"
+for id in 00 01 05 11 12 17; do
+  page=$(ls -d "$R"/chapters/"$id"-*/)README.md
+  expect_file "$fix/expected/chapter$id.md" "$page" "render: chapter $id page"
+done
+expect_file "$work/13-before.md" "$R/chapters/13-scan-shared/README.md" "render: a page without markers is left alone"
+expect_grep 'chapters/13-scan-shared/README.md: no <!-- results:begin -->' "$work/render.out" "render: says the page lacks markers"
+[ ! -e "$R/chapters/18-multi-gpu/README.md" ] && ok || bad "render: created a page that did not exist"
+
+# The charts: well-formed, titled, one bar per chapter with a best kernel plus CUB's, the three
+# reference lines labelled, the sweep's two series.
+svg=$R/docs/results/h200.svg
+sweep_svg=$R/docs/results/h200-chapter11.svg
+if command -v xmllint >/dev/null 2>&1; then
+  xmllint --noout "$svg" "$sweep_svg" && ok || bad "render: the SVG files are not well-formed XML"
+fi
+expect_grep '<title>Best GB/s per chapter: NVIDIA H200, N = 2\^30</title>' "$svg" "bar chart title"
+expect_count 8 '<rect x="[0-9.]+" y="[0-9.]+" width="26"' "$svg" "bar chart: 6 chapters + 2 CUB bars"
+expect_count 4 'fill="#4e79a7"/>' "$svg" "bar chart: reduction colour (01, 05, 11 and the legend)"
+expect_count 4 'fill="#f28e2b"/>' "$svg" "bar chart: scan colour (12, 13, 17 and the legend)"
+expect_count 3 'fill="#9d9d9d"/>' "$svg" "bar chart: CUB colour (11, 17 and the legend)"
+expect_grep '>theoretical peak 4814 GB/s<' "$svg" "bar chart: peak line label"
+expect_grep '>read ceiling 4521 GB/s<' "$svg" "bar chart: read ceiling label"
+expect_grep '>copy ceiling 4295 GB/s<' "$svg" "bar chart: copy ceiling label"
+expect_grep '>4474<' "$svg" "bar chart: chapter 11's value label"
+expect_grep '<title>Chapter 11: GB/s against N, NVIDIA H200</title>' "$sweep_svg" "sweep chart title"
+expect_count 2 '<polyline' "$sweep_svg" "sweep chart: CUB and ours"
+expect_count 6 '<circle' "$sweep_svg" "sweep chart: 3 sizes x 2 kernels"
+expect_count 23 '<tspan dy="-6" font-size="9">' "$sweep_svg" "sweep chart: ticks 2^8 .. 2^30"
+
+# Idempotent: a second render rewrites nothing (same bytes, same modification times).
+touch -d '2001-01-01' "$R/README.md" "$R"/chapters/*/README.md
+(cd "$R" && bash scripts/summary.sh render --date 2026-11-22 docs/results/h200.csv) >/dev/null 2>&1
+expect_status 0 $? "summary.sh render, second time"
+expect_file "$fix/expected/README.md" "$R/README.md" "render twice: README.md"
+expect_file "$fix/expected/chapter11.md" "$R/chapters/11-cub-and-beyond/README.md" "render twice: chapter 11"
+changed=$(find "$R" -name README.md -newermt '2001-01-02' | wc -l)
+[ "$changed" -eq 0 ] && ok || bad "render twice: $changed README(s) rewritten"
+
+# Two GPUs: one block each, in the order given; the date from --date or the file's time.
+sed 's/NVIDIA H200/NVIDIA L4/' "$fix/h200.csv" >"$R/docs/results/l4.csv"
+touch -d '2026-10-01 12:00' "$R/docs/results/l4.csv"
+(cd "$R" && bash scripts/summary.sh render docs/results/h200.csv docs/results/l4.csv) >/dev/null 2>&1
+expect_status 0 $? "summary.sh render of two CSVs"
+expect_count 2 '^Measured on the NVIDIA' "$R/chapters/05-tree-sequential/README.md" "two GPUs: two blocks"
+expect_grep '^Measured on the NVIDIA L4 on 2026-10-01 ' "$R/chapters/05-tree-sequential/README.md" "two GPUs: date from the file"
+expect_grep 'docs/results/l4.svg' "$R/README.md" "two GPUs: the README names both charts"
+[ -f "$R/docs/results/l4.md" ] && ok || bad "two GPUs: docs/results/l4.md missing"
+
+# Refusals.
+(cd "$R" && bash scripts/summary.sh render docs/results/missing.csv) >/dev/null 2>&1
+expect_status 2 $? "render of a missing CSV"
+printf 'not,a,results,file\n' >"$R/docs/results/junk.csv"
+(cd "$R" && bash scripts/summary.sh render docs/results/junk.csv) >/dev/null 2>&1
+expect_status 1 $? "render of a CSV without the header"
+(cd "$R" && bash scripts/summary.sh bogus) >/dev/null 2>&1
+expect_status 2 $? "summary.sh with an unknown command"
+
+# ---- summary.sh run ------------------------------------------------------------------------
+
+G=$work/gpu
+make_root "$G" 00-speed-of-light 01-atomic-naive 02-atomic-privatized 06-warp-unroll 09-batching 11-cub-and-beyond
+make_fakes "$G" 00 01 02 06 09 11
+(cd "$G" && bash scripts/summary.sh run 2^20) >"$work/run.out" 2>&1
+expect_status 0 $? "summary.sh run"
+expect_file "$fix/expected/run.csv" "$G/docs/results/h200.csv" "run: the combined CSV"
+normalise "$G" <"$work/run.out" >"$work/run.norm"
+expect_file "$fix/expected/run.out" "$work/run.norm" "run: progress lines"
+
+(cd "$G" && FAKE_FAIL=02 bash scripts/summary.sh run 2^20) >"$work/run-fail.out" 2>&1
+expect_status 1 $? "summary.sh run with a failing chapter"
+expect_grep '^chapter02: FAILED \(a result was wrong\), 3 row\(s\)' "$work/run-fail.out" "run: a failed chapter is reported"
+expect_grep 'chapter02 a result was wrong \(notes: .*/build/summary/chapter02.log\)' "$work/run-fail.out" "run: the failure list names the log"
+expect_count 3 ',FAIL,main,' "$G/docs/results/h200.csv" "run: the failed chapter's rows are kept"
+
+(cd "$G" && FAKE_NOGPU=1 bash scripts/summary.sh run) >"$work/run-nogpu.out" 2>&1
+expect_status 77 $? "summary.sh run without a GPU"
+expect_grep 'no usable CUDA GPU on this machine' "$work/run-nogpu.out" "run: says there is no GPU"
+(cd "$G" && FAKE_NOGPU=1 REQUIRE_GPU=1 bash scripts/summary.sh all) >/dev/null 2>&1
+expect_status 1 $? "summary.sh all without a GPU under REQUIRE_GPU=1"
+
+# all = run + render, into a layout with pages.
+make_page "$G/chapters/09-batching/README.md" 09
+(cd "$G" && bash scripts/summary.sh all 2^20 --date 2026-11-22) >/dev/null 2>&1
+expect_status 0 $? "summary.sh all"
+expect_grep '^\| reduce_batched \| 2\^20 \| 256 \| 1 \| 1.000 \| 266.0 \| 20.0% \| 5.9% \|$' "$G/chapters/09-batching/README.md" "all: chapter 09's row"
+
+# ---- sanitize.sh ---------------------------------------------------------------------------
+
+export COMPUTE_SANITIZER=$fix/fake_sanitizer.sh
+(cd "$G" && bash scripts/sanitize.sh) >"$work/san.out" 2>&1
+expect_status 0 $? "sanitize.sh, all clean"
+normalise "$G" <"$work/san.out" >"$work/san.norm"
+expect_file "$fix/expected/sanitize-clean.out" "$work/san.norm" "sanitize: clean run"
+[ -f "$G/build/sanitize/chapter02.memcheck.all.log" ] && [ -f "$G/build/sanitize/chapter06.racecheck.racy.log" ] &&
+  [ -f "$G/build/sanitize/chapter11.initcheck.best.log" ] && ok || bad "sanitize: logs missing"
+expect_grep '--tool racecheck --error-exitcode 99 --racecheck-report all .*/chapter06 --n 2\^16 --reps 1 --warmup 0 --racy$' \
+  "$G/build/sanitize/chapter06.racecheck.racy.log" "sanitize: the racy run's command line"
+
+(cd "$G" && FAKE_RACE=01 FAKE_MEMCHECK=09 FAKE_RACY_SILENT=1 FAKE_NO_SUMMARY=00 FAKE_FAIL=02 \
+  bash scripts/sanitize.sh --logs "$work/san-logs") >"$work/san-bad.out" 2>&1
+expect_status 1 $? "sanitize.sh with findings"
+normalise "$G" <"$work/san-bad.out" | sed "s|$work|WORK|g" >"$work/san-bad.norm"
+expect_file "$fix/expected/sanitize-bad.out" "$work/san-bad.norm" "sanitize: findings"
+
+(cd "$G" && bash scripts/sanitize.sh 6 --tools memcheck --n 1000 --offset 3) >"$work/san-one.out" 2>&1
+expect_status 0 $? "sanitize.sh one chapter, one tool"
+expect_grep '--tool memcheck .*/chapter06 --n 1000 --reps 1 --warmup 0 --offset 3$' "$G/build/sanitize/chapter06.memcheck.log" "sanitize: --n and --offset reach the chapter"
+expect_grep '^06 +- +clean +reported: 0 err / 24 warn$' "$work/san-one.out" "sanitize: one-tool table"
+
+(cd "$G" && FAKE_NOGPU=1 bash scripts/sanitize.sh) >"$work/san-nogpu.out" 2>&1
+expect_status 77 $? "sanitize.sh without a GPU"
+(cd "$G" && FAKE_NOGPU=1 REQUIRE_GPU=1 bash scripts/sanitize.sh) >/dev/null 2>&1
+expect_status 1 $? "sanitize.sh without a GPU under REQUIRE_GPU=1"
+(cd "$G" && COMPUTE_SANITIZER=$work/none bash scripts/sanitize.sh) >"$work/san-none.out" 2>&1
+expect_status 77 $? "sanitize.sh without compute-sanitizer"
+expect_grep 'compute-sanitizer not found' "$work/san-none.out" "sanitize: says compute-sanitizer is missing"
+(cd "$G" && COMPUTE_SANITIZER=$work/none REQUIRE_GPU=1 bash scripts/sanitize.sh) >/dev/null 2>&1
+expect_status 1 $? "sanitize.sh without compute-sanitizer under REQUIRE_GPU=1"
+(cd "$G" && bash scripts/sanitize.sh --tools helgrind) >/dev/null 2>&1
+expect_status 2 $? "sanitize.sh with an unknown tool"
+unset COMPUTE_SANITIZER
+
+# ---- sweep.sh ------------------------------------------------------------------------------
+
+# The fake chapter 09 takes blocks up to 512 (1024 is refused: "-"), K up to 64, and gets K = 3
+# wrong (FAIL); its GB/s is block + 10 K, its blocks per SM 2048 / block (at most 32).
+(cd "$G" && bash scripts/sweep.sh 9 --blocks "64 256 1024" --batches "1 3 8" --n "2^20" --out "$work/sweep.csv") \
+  >"$work/sweep.out" 2>&1
+expect_status 1 $? "sweep.sh with failing cells"
+normalise "$G" <"$work/sweep.out" | sed "s|$work|WORK|g" >"$work/sweep.norm"
+expect_file "$fix/expected/sweep.out" "$work/sweep.norm" "sweep: the matrix, the best cell, the occupancy"
+expect_file "$fix/expected/sweep.csv" "$work/sweep.csv" "sweep: the CSV"
+make_page "$G/chapters/09-batching/README.md" 09 sweep
+(cd "$G" && bash scripts/sweep.sh render "$work/sweep.csv" --date 2026-11-22) >/dev/null 2>&1
+expect_status 0 $? "sweep.sh render"
+expect_file "$fix/expected/sweep-page.md" "$G/chapters/09-batching/README.md" "sweep render: the page"
+(cd "$G" && bash scripts/sweep.sh render "$work/sweep.csv" --date 2026-11-22) >/dev/null 2>&1
+expect_file "$fix/expected/sweep-page.md" "$G/chapters/09-batching/README.md" "sweep render twice: the page"
+(cd "$G" && bash scripts/sweep.sh 09 --blocks 256 --batches 8 --n 2^20 --no-flush --reps 64 --out "$work/s2.csv") >/dev/null 2>&1
+expect_status 0 $? "sweep.sh, one verified cell"
+expect_grep '^09,reduce_batched,1048576,no-flush,64,256,8,1.0000,336.0,8,PASS,NVIDIA H200$' "$work/s2.csv" "sweep: --no-flush and --reps reach the CSV"
+expect_grep '--n 1048576 --reps 64 --warmup 1 --no-flush --block 256 --batch 8$' "$work/s2.log" "sweep: the chapter's command line"
+(cd "$G" && FAKE_NOGPU=1 bash scripts/sweep.sh 09) >/dev/null 2>&1
+expect_status 77 $? "sweep.sh without a GPU"
+(cd "$G" && bash scripts/sweep.sh) >/dev/null 2>&1
+expect_status 2 $? "sweep.sh without a chapter"
+
+# ---- usage ---------------------------------------------------------------------------------
+
+# Started with sh (as the README shows), each script goes on in bash.
+for s in sanitize.sh summary.sh sweep.sh; do
+  (cd "$G" && sh "scripts/$s" -h) >"$work/usage.out" 2>&1
+  expect_status 0 $? "$s -h"
+  expect_grep '^usage: scripts/' "$work/usage.out" "$s -h prints the usage"
+done
+
+echo "scripts_test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
+
+# How the expected render outputs follow from fixtures/scripts/h200.csv (checked by hand):
+#   main N = 2^30 (every main row). Ceilings: copy = max(memcpy_d2d 4295.0, copy_int4 4090.4)
+#   = 4295.0; read = read_sum_int4 4521.0. copy_int4: 4090.4 / 4295.0 = 95.2% of ceiling.
+#   Reductions, % of the read ceiling: 01 7.2 / 4521.0 = 0.16% -> 0.2%; 05 2863.3 -> 63.3%;
+#   05's racy demo row is FAIL, so 05's best is reduce_tree_sequential (1.5 ms), not the 1.0 ms
+#   row; 11 4473.9 -> 99.0%, CUB 4382.6 -> 96.9%.
+#   Speedups (time ratios): 05 vs 01: 600 / 1.5 = 400.00x; 11 vs 05: 1.5 / 0.96 = 1.5625 ->
+#   1.56x; 11 vs 01: 600 / 0.96 = 625.00x; 11 vs CUB: 0.98 / 0.96 = 1.0208 -> 1.02x.
+#   Scans, % of the copy ceiling: 12 214.7 / 4295.0 = 5.0%; 13 1073.7 -> 25.0%; 17 3181.5 ->
+#   74.1%, CUB 3067.8 -> 71.4%. 13 vs 12: 40 / 8 = 5.00x; 17 vs 13: 8 / 2.7 = 2.963 -> 2.96x;
+#   17 vs 12: 40 / 2.7 = 14.81x; 17 vs CUB: 2.8 / 2.7 = 1.037 -> 1.04x. Chapter 13's page has
+#   no markers: its row is in the README table and h200.md, its page is left alone.
+#   Sweep: 2^8 0.004 / 0.005 = 0.80x; 2^16 0.006 / 0.005 = 1.20x; 2^30 0.98 / 0.95 = 1.03x.
