@@ -225,6 +225,9 @@ inline Mismatch compare_device(const int32_t* d, const int32_t* want, int64_t co
   return Mismatch{};
 }
 
+/// Outputs up to this many elements are verified after every timed run, not only the first and last.
+constexpr int64_t kCheckEachRunMax = int64_t(1) << 25;
+
 /// What one timed kernel is: its name and configuration, for the report.
 struct Case {
   std::string kernel;      ///< name in the report
@@ -237,8 +240,9 @@ struct Case {
 
 /// Times, verifies and reports the kernels of one chapter run (CONTRACT.md):
 /// each kernel's output is poisoned before every run and checked exactly against the CPU
-/// reference after the first run and again after the timed runs; the input is checked to
-/// be unmodified; L2 is flushed before each timed run unless --no-flush.
+/// reference after the first run and again after the timed runs (after every timed run when
+/// it has at most kCheckEachRunMax elements); the input is checked to be unmodified; L2 is
+/// flushed before each timed run unless --no-flush.
 class Bench {
  public:
   /// Print the device and input lines (human mode) and allocate the L2 flush buffer.
@@ -282,6 +286,9 @@ class Bench {
     r.verified &= verify(c.kernel, "first run", out, want, count);
     for (int i = 0; i < opt_.warmup; ++i) once(launch, out, count);
 
+    // Small outputs are checked after every timed run (outside the timed region), so that a
+    // race that strikes once in a hundred runs is caught; large ones after the first and last.
+    const bool check_each = count <= kCheckEachRunMax;
     std::vector<float> times;
     for (int i = 0; i < opt_.reps; ++i) {
       WB_CHECK(cudaMemsetAsync(out, 0xA5, size_t(count) * 4));  // poison
@@ -294,6 +301,7 @@ class Bench {
       float ms = 0;
       WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
       times.push_back(ms);
+      if (check_each && i + 1 < opt_.reps) r.verified &= verify(c.kernel, "a timed run", out, want, count);
     }
     r.verified &= verify(c.kernel, "after the timed runs", out, want, count);
     Mismatch m = compare_device(in_.d, in_.host.data(), in_.n);
