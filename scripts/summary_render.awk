@@ -20,7 +20,7 @@
 #   ceilings    chapter 00 at main N: copy = the faster of memcpy_d2d and copy_int4,
 #               read = read_sum_int4; reductions (01-11, 18) are compared with read, scans
 #               (12-17) with copy
-#   best        a chapter's fastest verified kernel at main N whose name does not start "cub_"
+#   best        a chapter's fastest verified kernel at main N whose name does not start "cub_" or "cub::"
 #   vs previous best time of the previous chapter in the same part / this chapter's best time
 #   vs first    the same against the part's first chapter (01 for reductions, 12 for scans)
 #   vs CUB      the chapter's fastest cub_ time / its best time (above 1: faster than CUB)
@@ -50,7 +50,7 @@ NF >= 10 && $1 ~ /^[0-9][0-9]$/ {
 # ---- small helpers -------------------------------------------------------------------------
 
 function part(c) { c += 0; return c == 0 ? "ceiling" : (c >= 12 && c <= 17 ? "scan" : "reduce") }
-function is_cub(k) { return k ~ /^cub_/ }
+function is_cub(k) { return k ~ /^cub(_|::)/ }
 
 # Milliseconds with four significant digits, never in exponent form.
 function fmt_ms(x) {

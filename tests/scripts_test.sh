@@ -207,7 +207,7 @@ normalise "$G" <"$work/san.out" >"$work/san.norm"
 expect_file "$fix/expected/sanitize-clean.out" "$work/san.norm" "sanitize: clean run"
 [ -f "$G/build/sanitize/chapter02.memcheck.all.log" ] && [ -f "$G/build/sanitize/chapter06.racecheck.racy.log" ] &&
   [ -f "$G/build/sanitize/chapter11.initcheck.best.log" ] && ok || bad "sanitize: logs missing"
-expect_grep '--tool racecheck --error-exitcode 99 --racecheck-report all .*/chapter06 --n 2\^16 --reps 1 --warmup 0 --racy$' \
+expect_grep '--tool racecheck --error-exitcode 99 --racecheck-report all .*/chapter06 --n 2\^12 --reps 1 --warmup 0 --racy$' \
   "$G/build/sanitize/chapter06.racecheck.racy.log" "sanitize: the racy run's command line"
 
 (cd "$G" && FAKE_RACE=01 FAKE_MEMCHECK=09 FAKE_RACY_SILENT=1 FAKE_NO_SUMMARY=00 FAKE_FAIL=02 \

@@ -19,7 +19,7 @@
 /// and the last six steps run in warp 0 alone. Block sizes: powers of two from 64 to 1024.
 ///
 /// Racecheck exercise: `--racy` runs the same kernel without the `__syncwarp()` calls.
-/// `compute-sanitizer --tool racecheck --racecheck-report all ./chapter06 --racy --n 2^16`
+/// `compute-sanitizer --tool racecheck --racecheck-report all ./chapter06 --racy --n 2^12`
 /// reports the shared-memory hazards between the lanes of warp 0, although the sum is
 /// usually still right; without `--racy` racecheck reports none.
 

@@ -24,7 +24,7 @@
 #include "workbook.cuh"
 
 /// Threads per block by default; any multiple of 32 from 32 to 1024 works.
-constexpr int kBlock = 256;
+constexpr int kBlock = 32;
 /// Elements per thread per tile (K) by default; any K from 1 to kMaxBatch works.
 constexpr int kBatch = 16;
 /// The largest K accepted: a tile of 1024 x 65536 elements keeps offsets inside it in an int.

@@ -16,7 +16,7 @@
 /// Racecheck exercise: `--racy` runs the kernel without the barrier between a step's reads
 /// and its writes. Thread t may then read sums[t - d] after thread t - d has already added
 /// to it, and compute-sanitizer's racecheck reports the hazard between the two warps:
-/// `compute-sanitizer --tool racecheck --racecheck-report all ./chapter13 --racy --n 2^16`.
+/// `compute-sanitizer --tool racecheck --racecheck-report all ./chapter13 --racy --n 2^12`.
 
 #include "workbook.cuh"
 

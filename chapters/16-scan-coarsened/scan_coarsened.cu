@@ -22,10 +22,10 @@
 #include "workbook.cuh"
 
 /// Threads per block unless --block says otherwise.
-constexpr int kBlock = 256;
+constexpr int kBlock = 128;
 
 /// Elements per thread (K) unless --batch says otherwise.
-constexpr int kBatch = 16;
+constexpr int kBatch = 8;
 
 /// The largest K: the padded layout of load_tile is conflict-free for powers of two up to 32.
 constexpr int kMaxBatch = 32;

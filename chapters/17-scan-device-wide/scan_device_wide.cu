@@ -30,7 +30,7 @@
 #include "workbook.cuh"
 
 /// Threads per tile unless --block says otherwise.
-constexpr int kBlock = 256;
+constexpr int kBlock = 512;
 
 /// Elements per thread (K) unless --batch says otherwise; a tile is block x K elements.
 constexpr int kBatch = 32;
@@ -43,7 +43,7 @@ constexpr int kMaxBatch = 32;
 /// without pause finds mostly unfinished tiles and floods L2 with status loads; a short
 /// sleep lets the predecessors publish (often their inclusive prefix, which ends the walk)
 /// and leaves L2 to the data. Chosen by timing on an H200 (the page shows the effect).
-constexpr unsigned kFirstLookDelayNs = 2000;
+constexpr unsigned kFirstLookDelayNs = 4000;
 /// See kFirstLookDelayNs.
 constexpr unsigned kPollDelayNs = 1000;
 
