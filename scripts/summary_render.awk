@@ -209,6 +209,8 @@ function chapter_block(c, out,    r, k, with_cub, what) {
     if (with_cub) printf " %s |", (is_cub(kn[r]) || !ok[r] || nn[r] != main_n) ? "" : times(med[cub[c]], med[r]) > out
     printf "\n" > out
   }
+  # The chart of every chapter's best kernel, found by name through the site's IMAGE_PATH.
+  printf "\n![Best GB/s per chapter on the %s](%s.svg)\n", xml(device), base > out
 }
 
 # The sweep rows of a chapter: per N, the fastest CUB call and the fastest other kernel.
