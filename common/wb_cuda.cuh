@@ -51,6 +51,7 @@ struct Device {
   int64_t l2_bytes = 0;       ///< L2 cache size
   int memory_clock_khz = 0;   ///< memory clock from cudaDevAttrMemoryClockRate
   int bus_width_bits = 0;     ///< memory bus width from cudaDevAttrGlobalMemoryBusWidth
+  size_t max_smem_per_block = 0;  ///< shared memory one block may use after opting in
   double peak_gbps = 0;       ///< theoretical peak: 2 (double data rate) x clock x bus width
   size_t free_bytes = 0;      ///< free device memory when the chapter started
   size_t total_bytes = 0;     ///< all device memory
@@ -94,6 +95,9 @@ inline Device open_device(const Options& opt) {
   WB_CHECK(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, d.id));
   WB_CHECK(cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, d.id));
   d.peak_gbps = 2.0 * d.memory_clock_khz * 1e3 * (d.bus_width_bits / 8.0) / 1e9;
+  int smem_optin = 0;
+  WB_CHECK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d.id));
+  d.max_smem_per_block = size_t(smem_optin);
   WB_CHECK(cudaMemGetInfo(&d.free_bytes, &d.total_bytes));
   return d;
 }
@@ -154,6 +158,19 @@ inline void fit_default_n(Options& opt, const Device& dev, double bytes_per_elem
   if (opt.n != wanted)
     note(opt, "note: default N lowered from %s to %s to fit %.1f GiB of free device memory\n",
          describe_n(wanted).c_str(), describe_n(opt.n).c_str(), dev.free_bytes / 1073741824.0);
+}
+
+/// Make the chapter's tile fit the device's shared memory per block (see wb::fit_tile):
+/// lower default --block/--batch values with a note, or refuse given ones with exit 2.
+/// `bytes` gives the dynamic shared memory; 1 KB is kept for the kernels' static arrays.
+template <class Bytes>
+inline void fit_shared_memory(Options& opt, const Device& dev, Bytes bytes) {
+  std::string message;
+  if (!fit_tile(opt, dev.max_smem_per_block - 1024, bytes, message)) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::exit(2);
+  }
+  if (!message.empty()) note(opt, "%s\n", message.c_str());
 }
 
 /// An int32 array on the device that starts `offset` elements past its allocation.

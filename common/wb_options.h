@@ -42,6 +42,7 @@ struct BatchFlag {
   int default_value = 0;  ///< 0: the chapter has no --batch flag
   int max = 1 << 16;      ///< largest accepted K
   bool power_of_two = false;  ///< whether K must be a power of two
+  const char* unit = "elements per thread";  ///< what K counts, for --help
 };
 
 /// Everything the shared command line needs to know about one chapter.
@@ -62,7 +63,9 @@ struct Options {
   bool n_given = false;          ///< whether --n was on the command line
   int64_t offset = 0;            ///< elements between the allocation's start and the input's (--offset)
   int block = 0;                 ///< threads per block (--block), 0 where the chapter has none
+  bool block_given = false;      ///< whether --block was on the command line
   int batch = 0;                 ///< elements per thread (--batch), 0 where the chapter has none
+  bool batch_given = false;      ///< whether --batch was on the command line
   std::string variant;           ///< --variant, empty where the chapter has none
   int reps = 20;                 ///< timed runs (--reps)
   int warmup = 3;                ///< untimed runs before them (--warmup)
@@ -138,7 +141,7 @@ inline std::string usage(const Spec& s) {
     u += "  --block B     threads per block: " + describe_block_rule(s.block) + " (default " +
          std::to_string(s.block.default_value) + ")\n";
   if (s.batch.default_value)
-    u += "  --batch K     elements per thread, " + std::string(s.batch.power_of_two ? "a power of two " : "") +
+    u += "  --batch K     " + std::string(s.batch.unit) + ", " + (s.batch.power_of_two ? "a power of two " : "") +
          "from 1 to " + std::to_string(s.batch.max) + " (default " + std::to_string(s.batch.default_value) + ")\n";
   if (!s.variants.empty()) {
     u += "  --variant V   one of:";
@@ -239,6 +242,7 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
         return Parse::Error;
       }
       opt.block = int(v);
+      opt.block_given = true;
     } else if (arg == "--batch" && spec.batch.default_value) {
       std::string text;
       if (!next(text)) return Parse::Error;
@@ -251,6 +255,7 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
         return Parse::Error;
       }
       opt.batch = int(v);
+      opt.batch_given = true;
     } else if (arg == "--variant" && !spec.variants.empty()) {
       std::string text;
       if (!next(text)) return Parse::Error;
@@ -268,6 +273,31 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
     }
   }
   return Parse::Ok;
+}
+
+/// Make a tile (--block x --batch) fit `limit` bytes of shared memory per block, where
+/// `bytes(block, batch)` is what the chapter's kernel needs. Default values are halved (K first,
+/// then the block, never below 32 threads) until the tile fits, and `message` says so; a value
+/// given on the command line is never changed.
+/// @return false, with the refusal in `message`, when the tile cannot be made to fit
+template <class Bytes>
+inline bool fit_tile(Options& opt, size_t limit, Bytes bytes, std::string& message) {
+  message.clear();
+  const int block = opt.block, batch = opt.batch;
+  auto fits = [&] { return size_t(bytes(opt.block, opt.batch)) <= limit; };
+  while (!fits() && !opt.batch_given && opt.batch > 1) opt.batch /= 2;
+  while (!fits() && !opt.block_given && opt.block > 32) opt.block /= 2;
+  if (!fits()) {
+    message = "--block " + std::to_string(opt.block) + " --batch " + std::to_string(opt.batch) + " needs " +
+              std::to_string(size_t(bytes(opt.block, opt.batch))) + " bytes of shared memory per block; this GPU allows " +
+              std::to_string(limit) + ": choose a smaller --block or --batch";
+    return false;
+  }
+  if (opt.block != block || opt.batch != batch)
+    message = "note: the default tile --block " + std::to_string(block) + " --batch " + std::to_string(batch) +
+              " needs more shared memory per block than this GPU allows (" + std::to_string(limit) +
+              " bytes); using --block " + std::to_string(opt.block) + " --batch " + std::to_string(opt.batch);
+  return true;
 }
 
 /// What a chapter's `main` calls: parse, or print help (exit 0) or the error (exit 2).

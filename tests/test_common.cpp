@@ -122,6 +122,33 @@ static void test_parse_invalid() {
   EXPECT(parse({"--block", "96"}, m32, o, err) == wb::Parse::Ok && o.block == 96);
 }
 
+static void test_fit_tile() {
+  // A tile needing block * batch * 4 bytes (ints), as a staging buffer would.
+  auto bytes = [](int block, int batch) { return size_t(block) * size_t(batch) * 4; };
+  wb::Spec spec = full_spec();  // defaults: block 256, batch 8
+  wb::Options o;
+  std::string err, msg;
+  // Fits: nothing changes, no message.
+  EXPECT(parse({}, spec, o, err) == wb::Parse::Ok);
+  EXPECT(wb::fit_tile(o, 8192, bytes, msg) && o.block == 256 && o.batch == 8 && msg.empty());
+  // Defaults too large: K halves first (256 x 8 = 8 KB -> 256 x 2 = 2 KB fits 2 KB).
+  EXPECT(wb::fit_tile(o, 2048, bytes, msg) && o.block == 256 && o.batch == 2);
+  EXPECT(msg.find("using --block 256 --batch 2") != std::string::npos);
+  // Then the block: 1 KB takes 256 x 1 -> 128 x 1 = 512 B.
+  EXPECT(parse({}, spec, o, err) == wb::Parse::Ok);
+  EXPECT(wb::fit_tile(o, 512, bytes, msg) && o.block == 128 && o.batch == 1);
+  // A given --batch is kept; the default block shrinks instead (4 KB / (16 x 4) = 64 threads).
+  EXPECT(parse({"--batch", "16"}, spec, o, err) == wb::Parse::Ok && o.batch_given && !o.block_given);
+  EXPECT(wb::fit_tile(o, 4096, bytes, msg) && o.block == 64 && o.batch == 16);
+  // Given values that do not fit are refused, naming the limit.
+  EXPECT(parse({"--block", "1024", "--batch", "64"}, spec, o, err) == wb::Parse::Ok);
+  EXPECT(!wb::fit_tile(o, 65536, bytes, msg) && o.block == 1024 && o.batch == 64);
+  EXPECT(msg.find("needs 262144 bytes of shared memory per block; this GPU allows 65536") != std::string::npos);
+  // Nothing can fit below 32 threads x 1: refused even for defaults.
+  EXPECT(parse({}, spec, o, err) == wb::Parse::Ok);
+  EXPECT(!wb::fit_tile(o, 64, bytes, msg) && o.block == 32 && o.batch == 1);
+}
+
 static void test_usage() {
   std::string u = wb::usage(full_spec());
   EXPECT(u.find("usage: ./chapter99") != std::string::npos);
@@ -243,6 +270,7 @@ int main() {
   test_parse_valid();
   test_parse_invalid();
   test_usage();
+  test_fit_tile();
   test_input();
   test_sum();
   test_scans();

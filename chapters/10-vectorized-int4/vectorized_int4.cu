@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   spec.idea = "16-byte int4 loads over the aligned body, scalar head and tail (--batch K = int4 loads per thread)";
   spec.op = wb::Op::Reduce;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, kMaxBlock};
-  spec.batch = {kBatch, kMaxBatch, true};
+  spec.batch = {kBatch, kMaxBatch, true, "16-byte int4 loads (4 elements each) per thread"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
               "(--batch K = int4 loads per thread)";
   spec.op = wb::Op::Reduce;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, kMaxBlock};
-  spec.batch = {kBatch, kMaxBatch, true};
+  spec.batch = {kBatch, kMaxBatch, true, "16-byte int4 loads (4 elements each) per thread"};
   spec.variants = {"single", "sweep"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);

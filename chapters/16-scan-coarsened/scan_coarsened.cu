@@ -192,6 +192,7 @@ int main(int argc, char** argv) {
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);
+  wb::fit_shared_memory(opt, dev, stage_bytes);
   wb::fit_default_n(opt, dev, 8);
   wb::Input in = wb::make_input(opt);
   const int64_t segment = int64_t(opt.block) * opt.batch;

@@ -445,6 +445,7 @@ int main(int argc, char** argv) {
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);
+  wb::fit_shared_memory(opt, dev, stage_bytes);
   // Besides input and output: 12 bytes per tile, and CUB's few bytes per CUB tile.
   wb::fit_default_n(opt, dev, 8.0 + 12.0 / (opt.block * opt.batch) + 0.05);
   wb::Input in = wb::make_input(opt);
