@@ -2,6 +2,7 @@
 # gpu_check.sh PHASE [OUTDIR] -- the whole GPU check of the workbook, for a maintainer with a GPU.
 #   build    configure (sm_90 unless ARCH is set) and build every chapter into build/ and the root
 #   test     REQUIRE_GPU=1 ctest: every host, GPU and docs test; a skipped GPU test is a failure
+#            (CTEST_ARGS narrows it, e.g. "-LE big" or "-L big", to split the run across calls)
 #   measure  the sanitizer suite, then the summary run (docs/results/<gpu>.csv), then the
 #            chapter 09 and 16 sweeps
 # Logs go to OUTDIR (default build/gpu-check); a short table is printed last.
@@ -22,7 +23,8 @@ case "$phase" in
     echo "build: OK ($(ls build/chapter[0-9][0-9] | wc -l) chapters)"
     ;;
   test)
-    (cd build && REQUIRE_GPU=1 ctest -j "${JOBS:-6}" --output-on-failure --timeout 900) >"$out/ctest.log" 2>&1
+    # shellcheck disable=SC2086
+    (cd build && REQUIRE_GPU=1 ctest -j "${JOBS:-6}" ${CTEST_ARGS:-} --output-on-failure --timeout 900) >"$out/ctest.log" 2>&1
     rc=$?
     grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test time" "$out/ctest.log" | tail -30
     exit $rc

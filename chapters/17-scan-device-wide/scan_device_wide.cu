@@ -22,7 +22,9 @@
 ///
 /// Since chapter 16: the tile code (load_tile, store_tile, the warp and block scans) is
 /// chapter 16's, turned into functions that three kernels share; new are the carries
-/// between tiles, the tile counter and statuses, and the CUB baseline.
+/// between tiles, the tile counter and statuses, and the CUB baseline. The single-pass
+/// kernel also reorders the block's work: it sums its tile first and publishes that sum,
+/// then scans the tile while its predecessors finish, and only then waits for its carry.
 
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
@@ -30,7 +32,7 @@
 #include "workbook.cuh"
 
 /// Threads per tile unless --block says otherwise.
-constexpr int kBlock = 512;
+constexpr int kBlock = 256;
 
 /// Elements per thread (K) unless --batch says otherwise; a tile is block x K elements.
 constexpr int kBatch = 32;
@@ -38,12 +40,12 @@ constexpr int kBatch = 32;
 /// The largest K: the padded layout of load_tile is conflict-free for powers of two up to 32.
 constexpr int kMaxBatch = 32;
 
-/// Nanoseconds a tile waits after publishing its aggregate before its first look at its
-/// predecessors, and between looks while one it needs is not ready. Polling at once and
-/// without pause finds mostly unfinished tiles and floods L2 with status loads; a short
-/// sleep lets the predecessors publish (often their inclusive prefix, which ends the walk)
-/// and leaves L2 to the data. Chosen by timing on an H200 (the page shows the effect).
-constexpr unsigned kFirstLookDelayNs = 4000;
+/// Nanoseconds a tile sleeps after publishing its aggregate before its first look at its
+/// predecessors, and between looks while one it needs is not ready. Most of the waiting
+/// is for predecessors that are still loading their tiles, so looking sooner only finds
+/// them unfinished and spends status loads; a sleep lets them publish first. Chosen by
+/// timing on an H200 (the page shows the grid, and the cliff above 4000 ns there).
+constexpr unsigned kFirstLookDelayNs = 3000;
 /// See kFirstLookDelayNs.
 constexpr unsigned kPollDelayNs = 1000;
 
@@ -266,8 +268,14 @@ __device__ TileStatus observe(TileStatus* status) {
 // [status]
 
 // [look_back]
-/// Decoupled look-back, run by the 32 lanes of warp 0: publish this tile's aggregate,
-/// find the sum of all tiles before it, publish its inclusive prefix, return that sum.
+/// Step 1 of the decoupled look-back, by lane 0: make the tile's sum visible to the tiles
+/// after it: as A (its aggregate), or as P for tile 0, which has nothing before it.
+__device__ void publish_aggregate(TileStatus* statuses, int64_t tile, int aggregate) {
+  if (threadIdx.x % kWarp == 0) publish(&statuses[tile], tile == 0 ? kPrefix : kAggregate, aggregate);
+}
+
+/// Step 2, by the 32 lanes of warp 0 after publish_aggregate: find the sum of all tiles
+/// before this one, publish the tile's inclusive prefix (P), return that sum.
 ///
 /// The warp inspects 32 predecessors at a time, lane 31 the nearest. It waits until every
 /// tile between itself and the nearest one that has published P has published at least A;
@@ -276,11 +284,7 @@ __device__ TileStatus observe(TileStatus* status) {
 /// and a tile waits only for tiles numbered before it, whose blocks are already running.
 __device__ int look_back(TileStatus* statuses, int64_t tile, int aggregate) {
   const int lane = threadIdx.x % kWarp;
-  if (tile == 0) {
-    if (lane == 0) publish(&statuses[0], kPrefix, aggregate);
-    return 0;
-  }
-  if (lane == 0) publish(&statuses[tile], kAggregate, aggregate);
+  if (tile == 0) return 0;
   __nanosleep(kFirstLookDelayNs);
   int exclusive = 0;
   for (int64_t nearest = tile - 1;; nearest -= kWarp) {
@@ -313,7 +317,7 @@ template <int K>
 __global__ void __launch_bounds__(1024)
     scan_single_pass(const int* in, int64_t n, int* out, TileStatus* state) {
   extern __shared__ int stage[];
-  __shared__ int warp_sums[kWarp];
+  __shared__ int warp_totals[kWarp];
   __shared__ unsigned long long tile_number;
   __shared__ int tile_carry;
   // Tiles are numbered in the order blocks start, not by blockIdx.x: the hardware may
@@ -325,16 +329,37 @@ __global__ void __launch_bounds__(1024)
   const int count = tile_count(tile, tile_size, n);
   const int64_t first = tile * tile_size;
 
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   int items[K];
   load_tile<K>(in + first, count, stage, items);
-  int tile_total;
-  const int in_tile = block_exclusive_scan(thread_scan<K>(items), warp_sums, tile_total);
-  if (threadIdx.x < kWarp) {
+
+  // 1. The tile's sum first, since the tiles after this one are waiting for it: a sum of
+  //    sums, cheaper than the scan.
+  int thread_total = 0;
+#pragma unroll
+  for (int i = 0; i < K; ++i) thread_total += items[i];
+  const int warp_total = warp_sum(thread_total);
+  if (lane == 0) warp_totals[warp] = warp_total;
+  __syncthreads();
+  int tile_total = 0;  // known to warp 0 only
+  if (warp == 0) {
+    tile_total = warp_sum(lane < int(blockDim.x) / kWarp ? warp_totals[lane] : 0);
+    publish_aggregate(state + 1, tile, tile_total);
+  }
+
+  // 2. The scan inside the tile, while the tiles before it finish: this thread's items,
+  //    then across the warp, then the warps before this one.
+  thread_scan<K>(items);
+  const int within_warp = warp_inclusive_scan(thread_total) - thread_total;
+  const int warps_before = warp_sum(lane < warp ? warp_totals[lane] : 0);
+
+  // 3. The carry from all earlier tiles, found by warp 0, handed to the block.
+  if (warp == 0) {
     const int carry = look_back(state + 1, tile, tile_total);
-    if (threadIdx.x == 0) tile_carry = carry;
+    if (lane == 0) tile_carry = carry;
   }
   __syncthreads();
-  const int before = tile_carry + in_tile;
+  const int before = tile_carry + warps_before + within_warp;
 #pragma unroll
   for (int i = 0; i < K; ++i) items[i] += before;
   store_tile<K>(out + first, count, stage, items);
