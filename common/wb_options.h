@@ -1,5 +1,6 @@
 /// @file wb_options.h
-/// @brief The command line every chapter shares (see CONTRACT.md), host-only.
+/// @brief The command line every chapter shares, host-only (see the command-line contract in
+/// docs/pages/measuring.md).
 ///
 /// A chapter describes itself with a wb::Spec (which optional flags it takes and what
 /// values they may have); wb::parse_args() turns argv into wb::Options or an error
@@ -14,9 +15,13 @@
 
 namespace wb {
 
-/// What a chapter computes. It fixes the bytes counted per element (CONTRACT.md):
+/// What a chapter computes. It fixes the bytes counted per element (the command-line contract
+/// in docs/pages/measuring.md):
 /// a reduction reads each input once (4 bytes); a scan reads and writes once (8 bytes).
-enum class Op { Reduce, Scan };
+enum class Op {
+  Reduce,  ///< a sum: 4 bytes per element
+  Scan     ///< an inclusive prefix sum: 8 bytes per element
+};
 
 /// Bytes moved per input element for an operation.
 inline double bytes_per_element(Op op) { return op == Op::Reduce ? 4.0 : 8.0; }
@@ -57,7 +62,8 @@ struct Spec {
   bool racy = false;         ///< whether the chapter has a --racy exercise
 };
 
-/// The parsed command line. Defaults are CONTRACT.md's.
+/// The parsed command line. The defaults are those of the command-line contract in
+/// docs/pages/measuring.md.
 struct Options {
   int64_t n = int64_t(1) << 30;  ///< elements (--n)
   bool n_given = false;          ///< whether --n was on the command line
@@ -155,12 +161,17 @@ inline std::string usage(const Spec& s) {
        "  --no-flush    keep L2 warm between timed runs (default: flush before each)\n"
        "  --csv         print CSV rows instead of the table\n"
        "  --device D    CUDA device ordinal (default 0)\n"
-       "exit status: 0 verified, 1 wrong result, 2 bad command line, 3 CUDA error, 77 no GPU\n";
+       "exit status: 0 verified, 1 a check failed, 2 bad command line, 3 CUDA error, 77 no GPU\n"
+       "  (or, with WB_SKIP_IF_NO_MEMORY=1 in the environment, too little device memory: 77, not 3)\n";
   return u;
 }
 
 /// What parse_args() found.
-enum class Parse { Ok, Help, Error };
+enum class Parse {
+  Ok,    ///< run with the options
+  Help,  ///< --help: print the usage and exit 0
+  Error  ///< a bad command line: print the message and exit 2
+};
 
 /// Parse argv against a chapter's Spec. Accepts `--flag value` and `--flag=value`.
 /// @param argc, argv  the command line as `main` received it (argv[0] is skipped)

@@ -41,12 +41,12 @@ inline void set_bandwidth(Row& r, double peak_gbps) {
   r.pct_theoretical = peak_gbps > 0 ? 100.0 * r.gbps / peak_gbps : 0;
 }
 
-/// The CSV header of CONTRACT.md.
+/// The CSV header of the command-line contract in docs/pages/measuring.md.
 inline const char* csv_header() {
   return "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified";
 }
 
-/// One CSV line (no newline) in CONTRACT.md's column order.
+/// One CSV line (no newline), its columns in the order of csv_header().
 inline std::string csv_row(const Row& r) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s,%s,%lld,%d,%d,%.6f,%.6f,%.1f,%.1f,%s", r.chapter.c_str(),
@@ -82,6 +82,25 @@ inline std::string human_table(const std::vector<Row>& rows) {
     out += buf;
   }
   return out;
+}
+
+/// The exit status of a run and its closing line: 0 ("all results verified ...") when at
+/// least one kernel ran and every row passed every check; 1 otherwise, with a line that says
+/// why. A run with no rows fails: a chapter that ran nothing has verified nothing.
+inline int finish_status(const std::vector<Row>& rows, std::string& line) {
+  if (rows.empty()) {
+    line = "FAILED: no kernel ran";
+    return 1;
+  }
+  size_t failed = 0;
+  for (const auto& r : rows) failed += r.verified ? 0 : 1;
+  if (failed == 0) {
+    line = "all results verified against the CPU reference";
+    return 0;
+  }
+  line = "FAILED: " + std::to_string(failed) + " of " + std::to_string(rows.size()) +
+         " kernel run(s) failed a check (see the FAIL lines above)";
+  return 1;
 }
 
 }  // namespace wb

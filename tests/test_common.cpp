@@ -2,9 +2,11 @@
 // Every expected value here was worked out by hand (see the comments), not computed by
 // the code under test.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "wb_checks.h"
 #include "wb_options.h"
 #include "wb_reference.h"
 #include "wb_report.h"
@@ -265,6 +267,140 @@ static void test_report() {
   EXPECT(table.find("reduce_tree_sequential") != std::string::npos && table.find("FAIL") != std::string::npos);
 }
 
+static void test_guard_layout() {
+  // 1000 ints at offset 0: 256 guard bytes, 4000 data bytes, 256 guard bytes.
+  wb::GuardLayout g = wb::guard_layout(1000, 4);
+  EXPECT(g.before == 256 && g.data == 4000 && g.after == 256 && g.total() == 4512);
+  // --offset 3 puts 3 more guard ints before the data: 256 + 12 = 268 bytes, so the data
+  // starts 12 bytes past a 256-byte boundary (not 16-byte aligned), as --offset promises.
+  g = wb::guard_layout(1000, 4, 3);
+  EXPECT(g.before == 268 && g.data == 4000 && g.after == 256 && g.total() == 4524);
+  EXPECT(g.before % 256 == 12);
+  // --offset 4: 16 bytes past the boundary, aligned for int4 again.
+  EXPECT(wb::guard_layout(10, 4, 4).before % 16 == 0);
+  // Other element sizes: 3 chars, 5 eight-byte structs, and zero elements (CUB may ask for 0).
+  g = wb::guard_layout(3, 1);
+  EXPECT(g.before == 256 && g.data == 3 && g.after == 256 && g.total() == 515);
+  EXPECT(wb::guard_layout(5, 8).total() == 256 + 40 + 256);
+  EXPECT(wb::guard_layout(0, 4).total() == 512);
+  // The pattern: kGuard = 0x01000000, little-endian bytes 00 00 00 01 from the allocation's
+  // start, so an aligned int of any guard reads 2^24.
+  EXPECT(wb::kGuard == 16777216);
+  EXPECT(wb::guard_byte(0) == 0 && wb::guard_byte(1) == 0 && wb::guard_byte(2) == 0 && wb::guard_byte(3) == 1);
+  EXPECT(wb::guard_byte(4099) == 1 && wb::guard_byte(4100) == 0);
+  uint8_t bytes[8];
+  wb::fill_guard(bytes, 6, 8);  // positions 6..13: 6%4=2 -> 0, 7 -> 1, 8 -> 0, 0, 0, 1, 0, 0
+  const uint8_t want[8] = {0, 1, 0, 0, 0, 1, 0, 0};
+  EXPECT(std::equal(bytes, bytes + 8, want));
+  int32_t word = 0;
+  uint8_t aligned[4];
+  wb::fill_guard(aligned, 256, 4);
+  std::memcpy(&word, aligned, 4);
+  EXPECT(word == wb::kGuard);
+}
+
+static void test_guard_damage() {
+  // An after-guard of 1000 ints (4000 data bytes from byte 256): bytes [4256, 4512).
+  const wb::GuardLayout g = wb::guard_layout(1000, 4);
+  std::vector<uint8_t> after(256), before(256);
+  wb::fill_guard(after.data(), 4256, 256);
+  wb::fill_guard(before.data(), 0, 256);
+  EXPECT(wb::guard_damage(after.data(), 4256, 256, false) == -1);
+  EXPECT(wb::guard_damage(before.data(), 0, 256, true) == -1);
+  // out[1000] = 7 (first int after the data) and out[1003] damaged too: the first is reported.
+  after[0] = 7;
+  after[13] = 9;
+  const int64_t pos = wb::guard_damage(after.data(), 4256, 256, false);
+  EXPECT(pos == 4256 && wb::guard_index(g, 4, pos) == 1000);
+  // Only the top byte of out[1001] changed: still index 1001.
+  after[0] = 0;   // both restored: bytes 4256 and 4269 of the pattern are 0
+  after[13] = 0;
+  after[7] = 5;   // byte 4263, the top byte of out[1001], should be 1
+  EXPECT(wb::guard_index(g, 4, wb::guard_damage(after.data(), 4256, 256, false)) == 1001);
+  // Before the data: out[-1] is bytes 252..255 and out[-64] bytes 0..3; the one nearest the
+  // data is reported.
+  before[0] = 42;
+  before[253] = 42;
+  const int64_t bpos = wb::guard_damage(before.data(), 0, 256, true);
+  EXPECT(bpos == 253 && wb::guard_index(g, 4, bpos) == -1);
+  before[253] = 0;
+  EXPECT(wb::guard_index(g, 4, wb::guard_damage(before.data(), 0, 256, true)) == -64);
+  // With --offset 2 the data starts at byte 264; byte 260 is in[-1], byte 256 in[-2].
+  const wb::GuardLayout o = wb::guard_layout(10, 4, 2);
+  EXPECT(wb::guard_index(o, 4, 263) == -1 && wb::guard_index(o, 4, 260) == -1 && wb::guard_index(o, 4, 259) == -2);
+  EXPECT(wb::guard_index(o, 4, 264) == 0 && wb::guard_index(o, 4, 264 + 40) == 10);
+  // Messages.
+  EXPECT(wb::guard_message("k", "the output", 1000, 1000) == "FAIL k wrote past the end of the output: index n+0 (n = 1000)");
+  EXPECT(wb::guard_message("k", "the sum", 3, 1) == "FAIL k wrote past the end of the sum: index n+2 (n = 1)");
+  EXPECT(wb::guard_message("k", "the input", -1, 5) == "FAIL k wrote before the start of the input: index -1");
+}
+
+static void test_check_messages() {
+  // A sum: no element count.
+  EXPECT(wb::mismatch_message("r", "first run", 1, 1, 0, 5, 6) == "FAIL r (first run): got 5, want 6");
+  // A scan: how many are wrong and the first.
+  EXPECT(wb::mismatch_message("s", "timed run 3 of 20", 2, 1000, 17, -1515870811, 4) ==
+         "FAIL s (timed run 3 of 20): 2 of 1000 elements wrong, the first at index 17: got -1515870811, want 4");
+  // Off by the guard value: the hint; by 3 x 2^24 and -2^24 too; otherwise none.
+  EXPECT(wb::guard_read_hint(16777216 + 5, 5).find("off by 2^24") != std::string::npos);
+  EXPECT(wb::guard_read_hint(-3, -3 + 3 * 16777216).find("off by -3 x 2^24") != std::string::npos);
+  EXPECT(wb::guard_read_hint(7 - 16777216, 7).find("off by -1 x 2^24") != std::string::npos);
+  EXPECT(wb::guard_read_hint(5, 5).empty() && wb::guard_read_hint(6, 5).empty());
+  EXPECT(wb::guard_read_hint(-1515870811, 12).empty());  // the poison is no guard read
+  // Wrap-around: 2147483647 + 2^24 wraps to -2130706433, still off by exactly 2^24.
+  EXPECT(wb::guard_read_hint(-2130706433, 2147483647).find("off by 2^24") != std::string::npos);
+  EXPECT(wb::mismatch_message("r", "first run", 1, 1, 0, 16777226, 10) ==
+         "FAIL r (first run): got 16777226, want 10 (off by 2^24, the guard value around every array: a read past one "
+         "of its ends?)");
+}
+
+static void test_fit_n() {
+  // The harness adds 4 bytes per element (its device copy of the expected output) when the
+  // chapter counted an N-element output: 8 for a scan, 8 + a little for chapter 17.
+  EXPECT(wb::check_bytes_per_element(4) == 0);
+  EXPECT(wb::check_bytes_per_element(4 + 4.0 / 32) == 0);  // chapters 03-04: input + partial sums
+  EXPECT(wb::check_bytes_per_element(8) == 4);
+  EXPECT(wb::check_bytes_per_element(8.05) == 4);
+  // Guards: 16 allocations x 512 bytes, plus 3 arrays x --offset ints.
+  EXPECT(wb::guard_bytes(0) == 8192 && wb::guard_bytes(1000) == 8192 + 12000);
+  // 2^30 ints of a scan (12 bytes each with the copy) need 12 GiB: on 16 GiB free (90%:
+  // 14.4 GiB) with 1 GiB reserved they fit; on 12 GiB free (10.8 GiB) N halves to 2^29 (6 GiB).
+  const double gib = 1073741824.0;
+  EXPECT(wb::fit_n(int64_t(1) << 30, 12, gib, 16 * gib) == int64_t(1) << 30);
+  EXPECT(wb::fit_n(int64_t(1) << 30, 12, gib, 12 * gib) == int64_t(1) << 29);
+  // Without the copy (8 bytes: 8 GiB) the same 12 GiB would have kept 2^30: the copy counts.
+  EXPECT(wb::fit_n(int64_t(1) << 30, 8, gib, 12 * gib) == int64_t(1) << 30);
+  // Never below 1024, even when nothing fits.
+  EXPECT(wb::fit_n(int64_t(1) << 30, 12, 100 * gib, gib) == 1024);
+  EXPECT(wb::fit_n(1000, 12, 100 * gib, gib) == 1000);
+}
+
+static void test_no_memory() {
+  unsetenv("WB_SKIP_IF_NO_MEMORY");
+  EXPECT(!wb::skip_if_no_memory());
+  setenv("WB_SKIP_IF_NO_MEMORY", "0", 1);
+  EXPECT(!wb::skip_if_no_memory());
+  setenv("WB_SKIP_IF_NO_MEMORY", "1", 1);
+  EXPECT(wb::skip_if_no_memory());
+  unsetenv("WB_SKIP_IF_NO_MEMORY");
+  // 24 GiB needed, 20.5 GiB free.
+  EXPECT(wb::no_memory_message(2147483659LL, 24.0 * 1073741824, 20.5 * 1073741824) ==
+         "skipped: N = 2147483659 needs 24.00 GiB, the GPU has 20.50 GiB free (WB_SKIP_IF_NO_MEMORY=1)");
+  EXPECT(wb::no_memory_message(0, 1073741824, 0).rfind("skipped: this run needs 1.00 GiB", 0) == 0);
+}
+
+static void test_finish_status() {
+  std::string line;
+  // No kernel ran: that is a failure, not a vacuous pass.
+  EXPECT(wb::finish_status({}, line) == 1 && line == "FAILED: no kernel ran");
+  wb::Row good, bad;
+  good.verified = true;
+  bad.verified = false;
+  EXPECT(wb::finish_status({good, good}, line) == 0 && line == "all results verified against the CPU reference");
+  EXPECT(wb::finish_status({good, bad, bad}, line) == 1 &&
+         line == "FAILED: 2 of 3 kernel run(s) failed a check (see the FAIL lines above)");
+}
+
 int main() {
   test_counts();
   test_parse_valid();
@@ -276,6 +412,12 @@ int main() {
   test_scans();
   test_mismatch();
   test_report();
+  test_guard_layout();
+  test_guard_damage();
+  test_check_messages();
+  test_fit_n();
+  test_no_memory();
+  test_finish_status();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -9,7 +9,8 @@
 /// What it teaches: chapter 01 was slow because of contention on one address, not because of
 /// the bytes it read. Once the global atomics fall from N to a few thousand, the five ways of
 /// combining cost about the same on an input that streams from DRAM, and differ only when the
-/// input sits in L2 and the atomics are all that is left (seed 001's comparison).
+/// input sits in L2 and the atomics are all that is left (the comparison in comeradealexi's
+/// "CUDA Parallel Sum Benchmarks").
 ///
 /// Since chapter 01: a grid-stride loop over a grid capped at one wave (so each thread reads many
 /// elements), and the atomic moves from the element to the thread, warp or block. `--variant`
@@ -45,7 +46,7 @@ __device__ int thread_sum(const int* in, int64_t n) {
 /// The sum of `value` over the 32 lanes of the calling warp, valid in lane 0.
 /// Every lane of the warp must call it.
 __device__ int warp_sum(int value) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if WB_HAS_REDUCE_ADD
   // sm_80 and newer add across the warp in one instruction (REDUX); every lane gets the sum.
   return __reduce_add_sync(kFullMask, value);
 #else

@@ -51,8 +51,7 @@ __global__ void reduce_tree_strided_index(const int* in, int64_t n, int* partial
 /// ceil(n / block) and ceil(ceil(n / block) / block) ints), so no pass writes what it reads and
 /// the input is never written. The first pass has the most blocks: at most 2^30 for an N that
 /// fits in memory (2^35) at the smallest block (32), well under the 2^31 - 1 limit.
-void launch_tree_strided_index(const int* in, int64_t n, int* sum, int* scratch_a, int* scratch_b,
-                               int block) {
+void launch_tree_strided_index(const int* in, int64_t n, int* sum, int* scratch_a, int* scratch_b, int block) {
   const size_t smem = size_t(block) * sizeof(int);
   const int* src = in;
   int64_t count = n;

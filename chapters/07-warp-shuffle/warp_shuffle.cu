@@ -47,7 +47,7 @@ __device__ int warp_sum_shuffle(int v) {
 /// The sum of `v` over the 32 lanes of a full warp with the warp reduction instruction of
 /// sm_80 and newer; every lane receives the total.
 __device__ int warp_sum_reduce_add(int v) {
-#if __CUDA_ARCH__ >= 800
+#if WB_HAS_REDUCE_ADD
   return __reduce_add_sync(kFullMask, v);
 #else
   // sm_75 has no warp reduction instruction: a build for it runs the shuffle tree here,

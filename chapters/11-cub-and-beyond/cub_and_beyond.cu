@@ -48,7 +48,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// The sum of `v` over the 32 lanes of a full warp (chapter 07), in lane 0 at least:
 /// one `__reduce_add_sync` on sm_80 and newer, the shuffle tree on sm_75, which lacks it.
 __device__ int warp_sum(int v) {
-#if __CUDA_ARCH__ >= 800
+#if WB_HAS_REDUCE_ADD
   return __reduce_add_sync(kFullMask, v);
 #else
 #pragma unroll

@@ -83,7 +83,7 @@ __device__ int warp_inclusive_scan(int value) {
 /// Sum of one value per lane across a full warp, every lane receiving it.
 /// sm_80 and later add in one instruction; older GPUs use a butterfly of shuffles.
 __device__ int warp_sum(int value) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if WB_HAS_REDUCE_ADD
   return __reduce_add_sync(kFullMask, value);
 #else
 #pragma unroll
