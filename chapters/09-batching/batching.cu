@@ -12,14 +12,25 @@
 /// What it teaches: coarsening without losing coalescing. Thread t reads elements t,
 /// t + block, t + 2 block, ... of its block's tile, so on every load the 32 lanes of a warp
 /// touch 32 neighbouring ints: one 128-byte request, as in chapter 08. (Giving each thread K
-/// neighbouring elements instead, as seeds 000 and 001 do, spreads every warp load over 32
-/// places K x 4 bytes apart.) And how many blocks a GPU needs: with K large enough, there
-/// are fewer tiles than one wave of blocks, and SMs sit idle.
+/// neighbouring elements instead, as Simon Veitner's and comeradealexi's kernels do, spreads
+/// every warp load over 32 places K x 4 bytes apart.) And how many blocks a GPU needs: with K
+/// large enough, there are fewer tiles than one wave of blocks, and SMs sit idle.
 ///
 /// Since chapter 08: the `atomic` variant (one atomicAdd per block into a sum the launcher
 /// zeroes), whose one-element grid-stride loop becomes a loop over tiles with a batch of
-/// loads per trip. The grid is one block per tile, at most one resident wave, as before. The
-/// input is declared `__restrict__`: it is only read, so its loads may take the read-only path.
+/// loads per trip. The grid is one block per tile, capped at one resident wave (chapter 08's
+/// had one block per blockDim.x elements, capped only by the launch limit). The input is
+/// declared `__restrict__`: it is only read, so its loads may take the read-only path.
+///
+/// So the default changes two things at once, K elements per thread and a grid capped at one
+/// wave. `--variant` measures each alone, all three with the same kernel, reduce_batched:
+/// - `both` (the default, `reduce_batched`): K = --batch on the one-wave grid.
+/// - `full_grid` (`reduce_batched_full_grid`): batching alone: K = --batch on chapter 08's grid
+///   shape, one block per tile, so that every element is visited once with no block taking a
+///   second tile (capped at the launch limit, past which the grid-stride loop takes over).
+/// - `one_wave` (`reduce_one_wave_unbatched`): the one-wave grid alone: K = 1, whatever --batch
+///   says, so each thread loads one element per trip of its grid-stride loop.
+/// - `all` runs the three in that order.
 
 #include "workbook.cuh"
 
@@ -38,7 +49,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// The sum of `v` over the 32 lanes of a full warp (chapter 07), in lane 0 at least:
 /// one `__reduce_add_sync` on sm_80 and newer, the shuffle tree on sm_75, which lacks it.
 __device__ int warp_sum(int v) {
-#if __CUDA_ARCH__ >= 800
+#if WB_HAS_REDUCE_ADD
   return __reduce_add_sync(kFullMask, v);
 #else
 #pragma unroll
@@ -95,16 +106,40 @@ __global__ void reduce_batched(const int* __restrict__ in, int64_t n, int batch,
 }
 // [kernel]
 
+// [grid]
+/// The one-wave grid: as many blocks as the GPU holds resident at once, `blocks_per_sm` (from
+/// the occupancy API) on each SM. A larger grid only queues blocks behind the first wave.
+int64_t one_wave_blocks(const wb::Device& dev, int blocks_per_sm) { return int64_t(dev.sms) * blocks_per_sm; }
+
+/// The most blocks one launch takes (gridDim.x < 2^31): the cap of the `full_grid` variant.
+constexpr int64_t kLaunchLimit = INT32_MAX;
+// [grid]
+
 // [launcher]
 /// Reduce the `n` >= 1 elements of `in` into `*sum`: zero it, then launch one block per tile
-/// of `block` x `batch` elements, but no more than `max_blocks` (one resident wave); past
-/// that, blocks take several tiles in turn.
+/// of `block` x `batch` elements, but no more than `max_blocks` (one resident wave, or the
+/// launch limit for `full_grid`); past that, blocks take several tiles in turn.
 void launch_batched(const int* in, int64_t n, int* sum, int block, int batch, int64_t max_blocks) {
   WB_CHECK(cudaMemsetAsync(sum, 0, sizeof(int)));
   const int64_t blocks = std::min(wb::ceil_div<int64_t>(n, int64_t(block) * batch), max_blocks);
   reduce_batched<<<unsigned(blocks), block>>>(in, n, batch, sum);
 }
 // [launcher]
+
+/// One `--variant`: which of the chapter's two changes it keeps.
+struct Variant {
+  const char* name;         ///< the --variant value
+  const char* kernel_name;  ///< the name in the report
+  bool batched;             ///< K = --batch; else K = 1
+  bool one_wave;            ///< the one-wave grid; else one block per tile, up to the launch limit
+};
+
+/// The variants; the first is the default, and `all` runs them in this order.
+const Variant kVariants[] = {
+    {"both", "reduce_batched", true, true},
+    {"full_grid", "reduce_batched_full_grid", true, false},
+    {"one_wave", "reduce_one_wave_unbatched", false, true},
+};
 
 int main(int argc, char** argv) {
   wb::Spec spec;
@@ -114,6 +149,8 @@ int main(int argc, char** argv) {
   spec.op = wb::Op::Reduce;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.batch = {kBatch, kMaxBatch, false};
+  for (const Variant& v : kVariants) spec.variants.push_back(v.name);
+  spec.variants.push_back("all");
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);
@@ -123,9 +160,16 @@ int main(int argc, char** argv) {
   wb::DeviceBuffer<int> sum(1, "the sum");
 
   wb::Bench bench(spec, opt, dev, in);
+  if (opt.batch_given && opt.batch != 1 && (opt.variant == "one_wave" || opt.variant == "all"))
+    wb::note(opt, "note: the one_wave variant runs K = 1, whatever --batch says\n");
+  // The three variants launch the same kernel, so they share its occupancy.
   const int occupancy = wb::blocks_per_sm(reduce_batched, opt.block);
-  const int64_t max_blocks = int64_t(dev.sms) * occupancy;
-  wb::Case c{"reduce_batched", in.n, opt.block, opt.batch, 0, occupancy};
-  bench.run(c, [&] { launch_batched(in.d, in.n, sum.get(), opt.block, opt.batch, max_blocks); }, sum.get(), &want, 1);
+  for (const Variant& v : kVariants) {
+    if (opt.variant != v.name && opt.variant != "all") continue;
+    const int batch = v.batched ? opt.batch : 1;
+    const int64_t max_blocks = v.one_wave ? one_wave_blocks(dev, occupancy) : kLaunchLimit;
+    wb::Case c{v.kernel_name, in.n, opt.block, batch, 0, occupancy};
+    bench.run(c, [&] { launch_batched(in.d, in.n, sum.get(), opt.block, batch, max_blocks); }, sum.get(), &want, 1);
+  }
   return bench.finish();
 }
