@@ -1,5 +1,6 @@
 #!/bin/sh
 # Build the Doxygen site: sh docs/build.sh [OUTDIR]   (default: build/docs, or $WB_DOCS_OUT)
+# WB_DOCS_SOLUTIONS=0 (make docs SOLUTIONS=0) leaves the solutions page out, for a student build.
 # Fails on any Doxygen warning; exits 77 (skipped) when doxygen is not installed.
 set -e
 cd "$(dirname "$0")/.."
@@ -9,9 +10,12 @@ if ! command -v doxygen >/dev/null 2>&1; then
   exit 77
 fi
 mkdir -p "$out"
-rm -f "$out/warnings.log"
-# The Doxyfile is fixed; only where the output goes is added here.
-{ cat docs/Doxyfile; echo "OUTPUT_DIRECTORY = $out"; echo "WARN_LOGFILE = $out/warnings.log"; } | doxygen - >"$out/doxygen.log" 2>&1 || {
+rm -rf "$out/warnings.log" "$out/html"
+exclude=""
+[ "${WB_DOCS_SOLUTIONS:-1}" = 0 ] && exclude="EXCLUDE = docs/pages/solutions.md"
+# The Doxyfile is fixed; only where the output goes (and what is left out) is added here.
+{ cat docs/Doxyfile; echo "OUTPUT_DIRECTORY = $out"; echo "WARN_LOGFILE = $out/warnings.log"; echo "$exclude"; } |
+  doxygen - >"$out/doxygen.log" 2>&1 || {
   cat "$out/doxygen.log" "$out/warnings.log" 2>/dev/null | tail -40 >&2
   echo "docs: doxygen failed" >&2
   exit 1
@@ -21,4 +25,13 @@ if [ -s "$out/warnings.log" ]; then
   echo "docs: $(wc -l <"$out/warnings.log") warning line(s)" >&2
   exit 1
 fi
+# Pages link to repository files that are not pages (the CSVs, LICENSE, scripts) as repo/PATH
+# (docs/md_filter.sh): copy each one the site links to beside its pages.
+grep -oh 'href="repo/[^"#]*' "$out"/html/*.html 2>/dev/null | sed 's|^href="repo/||' | sort -u |
+  while IFS= read -r path; do
+    if [ -f "$path" ]; then
+      mkdir -p "$out/html/repo/$(dirname "$path")"
+      cp "$path" "$out/html/repo/$path"
+    fi
+  done
 echo "docs: zero warnings; open $out/html/index.html"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # scripts/sanitize.sh: run every chapter under compute-sanitizer's four tools and check
-# what the workbook promises (SYLLABUS.md, "Racecheck exercises"):
+# what the workbook promises (docs/pages/sanitizers.md):
 #   - in its normal mode every chapter is clean under racecheck, memcheck, synccheck and
 #     initcheck, and still verifies its result (exit 0);
 #   - the --racy run of a chapter that offers one (06, 13) IS reported by racecheck.
 # Each run is tiny (N = 2^16 by default, one timed repetition, no warm-up), because the
-# tools slow kernels down by orders of magnitude. A chapter with --variant runs every
+# tools slow kernels down by orders of magnitude. Every tool also sees each chapter at the
+# edges: an odd N that leaves a partial block or tile (65539), an input off 16-byte alignment
+# (--offset 1, so heads and tails run), and, where the chapter has --block and --batch, small
+# tiles (--block 64 --batch 2: 513 tiles, so chapter 17 looks back across many windows). A chapter with --variant runs every
 # variant: once with `--variant all` where it offers that, else once per variant.
 #
 # It prints a progress line per chapter, then a table chapter x tool whose cells read
@@ -120,6 +123,11 @@ summary_counts() {
   ' "$1"
 }
 
+# Add a problem to the cell, once (a cell's runs often fail the same way).
+cell_problem() {
+  case ", $cell_bad, " in *", $1, "*) ;; *) cell_bad="${cell_bad:+$cell_bad, }$1" ;; esac
+}
+
 # One sanitizer run: adds its counts to cell_h/cell_e/cell_w (a cell adds up a chapter's
 # runs) and its problems to cell_bad. $1 tool, $2 log, the rest: the chapter and its arguments.
 sanitize_once() {
@@ -133,7 +141,7 @@ sanitize_once() {
   rc=$?
   counts=$(summary_counts "$log" "$tool")
   if [ "$counts" = none ]; then
-    cell_bad="${cell_bad:+$cell_bad, }no summary"
+    cell_problem "no summary"
     cell_nosummary=1
   else
     # shellcheck disable=SC2086  # three numbers, split on purpose
@@ -143,10 +151,10 @@ sanitize_once() {
   # 99 is the tools' own status for "found errors"; anything else but 0 is the chapter's.
   case $rc in
     0|99) ;;
-    1) cell_bad="${cell_bad:+$cell_bad, }exit 1: wrong result" ;;
-    3) cell_bad="${cell_bad:+$cell_bad, }exit 3: CUDA error" ;;
-    124) cell_bad="${cell_bad:+$cell_bad, }timed out after ${limit}s" ;;
-    *) cell_bad="${cell_bad:+$cell_bad, }exit $rc" ;;
+    1) cell_problem "exit 1: wrong result" ;;
+    3) cell_problem "exit 3: CUDA error" ;;
+    124) cell_problem "timed out after ${limit}s" ;;
+    *) cell_problem "exit $rc" ;;
   esac
 }
 
@@ -178,6 +186,7 @@ racy_total=0
 rows=()
 run_args=(--n "$n" --reps 1 --warmup 0)
 [ -z "$offset" ] || run_args+=(--offset "$offset")
+edge_n=65539
 echo "sanitize: ${#chapters[@]} chapter(s), N = $n, tools: $tools; logs in $logs"
 for id in "${chapters[@]}"; do
   start=$SECONDS
@@ -193,16 +202,17 @@ for id in "${chapters[@]}"; do
   if wb_in_list all "${runs[*]}"; then runs=(all)
   elif [ ${#runs[@]} -eq 0 ]; then runs=(-)
   fi
+  edge_args=(--n "$edge_n" --offset 1 --reps 1 --warmup 0)
+  wb_has_flag "$bin" --block && edge_args+=(--block 64)
+  wb_has_flag "$bin" --batch && edge_args+=(--batch 2)
   cells=""
   printf 'chapter%s:' "$id"
   for tool in $tools; do
     cell_reset
     for v in "${runs[@]}"; do
-      if [ "$v" = - ]; then
-        sanitize_once "$tool" "$logs/chapter$id.$tool.log" "$bin" "${run_args[@]}"
-      else
-        sanitize_once "$tool" "$logs/chapter$id.$tool.$v.log" "$bin" "${run_args[@]}" --variant "$v"
-      fi
+      if [ "$v" = - ]; then set_v=(); log=$logs/chapter$id.$tool; else set_v=(--variant "$v"); log=$logs/chapter$id.$tool.$v; fi
+      sanitize_once "$tool" "$log.log" "$bin" "${run_args[@]}" "${set_v[@]}"
+      sanitize_once "$tool" "$log.edge.log" "$bin" "${edge_args[@]}" "${set_v[@]}"
     done
     text=$(cell_text)
     cells="$cells|$text"
