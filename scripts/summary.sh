@@ -4,24 +4,30 @@
 #   summary.sh run [N]       run every chapter with --csv at N (default 2^30) and write the
 #                            combined CSV docs/results/<gpu>.csv (<gpu> from the device name,
 #                            "NVIDIA H200" -> h200). A chapter that offers `--variant all` runs
-#                            that; else each of its variants; one that offers `sweep` (chapter
-#                            11: N = 2^8 .. 2^31) runs it once more. Needs the GPU.
-#   summary.sh render CSV... turn CSVs into docs/results/<gpu>.md, <gpu>.svg (best GB/s per
-#                            chapter against the ceilings) and <gpu>-chapter11.svg (GB/s
-#                            against N), and rewrite the marked blocks of README.md and of the
-#                            chapter pages. No GPU needed.
+#                            that; else each of its variants; one that offers `sweep` (e.g.
+#                            chapter 11: N = 2^8 .. 2^31) runs it once more. Needs the GPU.
+#   summary.sh render CSV... turn CSVs into docs/results/<gpu>.md (the results page),
+#                            <gpu>.svg (best GB/s per chapter against the ceilings),
+#                            <gpu>-chapterNN.svg (the same chart with chapter NN marked, for its
+#                            page) and, for each chapter whose sweep holds CUB and a workbook
+#                            kernel at several N, <gpu>-chapterNN-across-n.svg (CUB's time over
+#                            ours against N); then rewrite the marked blocks of README.md and of
+#                            the chapter pages. No GPU needed.
 #   summary.sh all [N]       run, then render what it wrote (what `make summary` does).
 #
-# The combined CSV is each chapter's --csv rows (CONTRACT.md's ten columns) followed by three
-# columns: run ("main", or "sweep" for the rows of a sweep variant), device and peak_gbps (from
-# the chapter's device line), so that render needs nothing but the file.
+# The combined CSV is each chapter's --csv rows (the ten columns every chapter prints) followed
+# by three columns: run ("main", or "sweep" for the rows of a sweep variant), device and
+# peak_gbps (from the chapter's device line), so that render needs nothing but the file.
 #
 # render rewrites only what lies between these marker lines, and only when it changes:
 #   README.md                     <!-- summary:begin --> ... <!-- summary:end -->
 #   chapters/NN-*/README.md       <!-- results:begin --> ... <!-- results:end -->
-#   a chapter with sweep rows     <!-- sweep:begin --> ... <!-- sweep:end -->
+#   a chapter with an across-N    <!-- across-n:begin --> ... <!-- across-n:end -->, or where
+#   sweep                         the page has no such lines <!-- sweep:begin --> ... <!-- sweep:end -->
 # Several CSVs (several GPUs) give one block per GPU, in the order given. The date shown is
-# --date, else the CSV's modification time.
+# --date, else the CSV's modification time. Paths in the blocks are relative to the page that
+# holds them (README.md: docs/results/h200.svg; a chapter page: ../../docs/results/h200.svg), so
+# that they work on GitHub; the site's input filter maps them for Doxygen.
 
 # Started as `sh scripts/...`: go on in bash, which the rest of the script needs.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -39,8 +45,9 @@ usage: scripts/summary.sh run [N] [--bin-dir DIR] [--out DIR] [--logs DIR]
            plus --variant sweep where a chapter offers it; writes OUT/<gpu>.csv (OUT default
            docs/results) and keeps each chapter's notes in LOGS (default build/summary).
            Needs the GPU: exits 77 without one (1 when REQUIRE_GPU=1).
-  render   from CSVs written by run: <gpu>.md, <gpu>.svg and <gpu>-chapterNN.svg beside each
-           CSV, and the marked blocks of README.md and chapters/NN-*/README.md. No GPU needed.
+  render   from CSVs written by run: <gpu>.md, <gpu>.svg, <gpu>-chapterNN.svg and, for a
+           chapter with a sweep across N, <gpu>-chapterNN-across-n.svg beside each CSV, and the
+           marked blocks of README.md and chapters/NN-*/README.md. No GPU needed.
   all      run, then render.
   --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
   -h, --help      this text
@@ -50,7 +57,7 @@ EOF
 
 # ---- run -----------------------------------------------------------------------------------
 
-# What a chapter's exit status means (CONTRACT.md).
+# What a chapter's exit status means (the same for every chapter: common/wb_options.h).
 exit_meaning() {
   case $1 in
     1) echo "a result was wrong" ;;
@@ -183,7 +190,7 @@ do_render() {
     shift
   done
   [ ${#csvs[@]} -gt 0 ] || { wb_say "render needs a CSV (see -h)"; exit 2; }
-  local frag csv i=0 d dir base rel id slug status=0
+  local frag csv i=0 d dir base rel pagerel uprel id slug status=0 across
   frag=$(mktemp -d "${TMPDIR:-/tmp}/wb-render.XXXXXX")
   for id in $(wb_chapter_ids); do echo "$id $(wb_chapter_slug "$id")"; done >"$frag/slugs"
   for csv in "${csvs[@]}"; do
@@ -193,14 +200,20 @@ do_render() {
     d=${date:-$(date -r "$csv" +%Y-%m-%d)}
     dir=$(cd "$(dirname "$csv")" && pwd)
     base=$(basename "$csv" .csv)
-    # How the repository README reaches files beside the CSV.
+    # How the repository README (rel) and a chapter page, chapters/NN-slug/ (pagerel), reach
+    # files beside the CSV, and how the results page reaches the root (uprel).
     case $dir/ in
-      "$WB_ROOT"/*) rel=${dir#"$WB_ROOT"/} ;;
-      *) rel=$dir ;;
+      "$WB_ROOT"/*)
+        rel=${dir#"$WB_ROOT"/}
+        pagerel=../../${rel:+$rel/}
+        uprel=$(echo "${rel:+$rel/}" | sed 's|[^/][^/]*/|../|g')
+        ;;
+      *) rel=$dir pagerel=$dir/ uprel=$WB_ROOT/ ;;
     esac
-    awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v frag="$frag/$i" \
-        -v slugs="$frag/slugs" -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
-    echo "summary: wrote $dir/$base.md and $dir/$base.svg$(ls "$dir/$base"-chapter[0-9][0-9].svg >/dev/null 2>&1 && echo " and the sweep chart")"
+    awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v pagerel="$pagerel" -v uprel="$uprel" \
+        -v frag="$frag/$i" -v slugs="$frag/slugs" -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
+    across=$(cd "$dir" && ls "$base"-chapter[0-9][0-9]-across-n.svg 2>/dev/null | tr '\n' ' ')
+    echo "summary: wrote $dir/$base.md, $base.svg, a chart per chapter${across:+; across N: ${across% }}"
   done
 
   # Join the blocks of every CSV into one fragment per marked region.
@@ -213,28 +226,34 @@ do_render() {
       first=0
     done
   }
-  # Splice one fragment into a file; say what happened.
+  # Splice one fragment into a file, between the lines of the first marker it has; say what
+  # happened.
   splice() {
-    local file=$1 marker=$2 name=$3 rc
+    local file=$1 name=$2 rc marker tried=""
+    shift 2
     join_blocks "$name" >"$frag/joined"
     [ -s "$frag/joined" ] || return 0
     if [ ! -f "$file" ]; then
-      wb_say "${file#"$WB_ROOT"/}: no such file; its $marker block was not written"
+      wb_say "${file#"$WB_ROOT"/}: no such file; its $1 block was not written"
       return 0
     fi
-    wb_splice "$file" "<!-- $marker:begin -->" "<!-- $marker:end -->" "$frag/joined"
-    rc=$?
+    for marker in "$@"; do
+      wb_splice "$file" "<!-- $marker:begin -->" "<!-- $marker:end -->" "$frag/joined"
+      rc=$?
+      [ "$rc" = 3 ] || break
+      tried="${tried:+$tried or }<!-- $marker:begin --> / <!-- $marker:end -->"
+    done
     if [ "$rc" = 3 ]; then
-      wb_say "${file#"$WB_ROOT"/}: no <!-- $marker:begin --> / <!-- $marker:end --> lines; left as it was"
+      wb_say "${file#"$WB_ROOT"/}: no $tried lines; left as it was"
     elif [ "$rc" != 0 ]; then
       status=1
     fi
   }
-  splice "$WB_ROOT/README.md" summary summary.md
+  splice "$WB_ROOT/README.md" summary.md summary
   for id in $(wb_chapter_ids); do
     slug=$(wb_chapter_slug "$id")
-    splice "$WB_ROOT/chapters/$id-$slug/README.md" results "chapter$id.md"
-    splice "$WB_ROOT/chapters/$id-$slug/README.md" sweep "sweep$id.md"
+    splice "$WB_ROOT/chapters/$id-$slug/README.md" "chapter$id.md" results
+    splice "$WB_ROOT/chapters/$id-$slug/README.md" "sweep$id.md" across-n sweep
   done
   rm -rf "$frag"
   [ "$status" = 0 ] && echo "summary: README.md and the chapter pages are up to date"

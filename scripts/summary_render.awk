@@ -3,17 +3,24 @@
 #
 # Input: the CSV written by `summary.sh run`, one row per kernel run:
 #   chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,run,device,peak_gbps
-# (the first ten columns are a chapter's own --csv output; `run` is "main" or "sweep"). A plain
-# chapter CSV (ten columns) is read too: every row is then "main" and the peak is recovered
-# from gbps / pct_theoretical.
+# (the first ten columns are a chapter's own --csv output; `run` is "main", or "sweep" for the
+# rows of a chapter's sweep variant). A plain chapter CSV (ten columns) is read too: every row
+# is then "main" and the peak is recovered from gbps / pct_theoretical.
 #
 # Variables (-v): date (shown with the results), base (file name stem, e.g. h200), outdir
-# (where base.md, base.svg and base-chapter11.svg go), relpath (outdir as the repository
-# README links it), frag (directory for the README fragments), slugs (file of "NN slug" lines).
+# (where the .md and .svg files go), relpath (outdir as seen from the repository root, for the
+# README), pagerel (outdir as seen from a chapter page, chapters/NN-slug/), uprel (the root as
+# seen from outdir, ending in "/"), frag (directory for the page fragments), slugs (file of
+# "NN slug" lines).
 #
-# Output: outdir/base.md, outdir/base.svg, outdir/base-chapter11.svg (only with sweep rows),
+# Output, in outdir:
+#   base.md                   the results page: every table, links to the CSV, charts and pages
+#   base.svg                  best GB/s per chapter against the ceilings (README, results page)
+#   base-chapterNN.svg        the same bars with chapter NN's marked (its page's results block)
+#   base-chapterNN-across-n.svg  CUB's time over ours against N, for a chapter with an across-N
+#                             sweep (see below)
 # and in frag: summary.md (README block), chapterNN.md (a chapter's results block),
-# sweepNN.md (the sweep block of a chapter that has sweep rows).
+# sweepNN.md (the across-N block of a chapter that has an across-N sweep).
 #
 # Definitions used throughout:
 #   main N      the N of most main rows (every chapter runs at the N given to `summary.sh run`)
@@ -24,6 +31,9 @@
 #   vs previous best time of the previous chapter in the same part / this chapter's best time
 #   vs first    the same against the part's first chapter (01 for reductions, 12 for scans)
 #   vs CUB      the chapter's fastest cub_ time / its best time (above 1: faster than CUB)
+#   across-N sweep  a chapter's verified rows that are not "main" (its sweep run; a chapter
+#               with none: its main rows), when at two or more values of N they hold both a
+#               CUB call and a workbook kernel. Any chapter qualifies; none is named here.
 
 BEGIN { FS = ","; rows = 0; nch = 0; peak_col = 0; device = "" }
 
@@ -104,6 +114,10 @@ function nice_step(v,    p, s) {
   return s
 }
 
+# Whole multiples of a step below and above a value (with a little slack for rounding).
+function floor_to(v, step) { return step * int(v / step + 1e-9) }
+function ceil_to(v, step,    q) { q = int(v / step - 1e-9); if (q * step < v - step * 1e-9) q++; return step * q }
+
 # ---- analysis ------------------------------------------------------------------------------
 
 function analyse(    r, i, j, t, c, best_n, cnt) {
@@ -142,15 +156,37 @@ function analyse(    r, i, j, t, c, best_n, cnt) {
     if (!(part(c) in first_of_part)) first_of_part[part(c)] = c
     last_of_part[part(c)] = c
   }
-  for (r = 1; r <= rows; r++) if (run[r] == "sweep") { sweep_rows++; has_sweep[ch[r]] = 1 }
+  # Across-N sweeps: which chapters have rows outside the main run, then which hold both a
+  # CUB call and a workbook kernel at two or more values of N.
+  for (r = 1; r <= rows; r++) if (run[r] != "main") has_extra[ch[r]] = 1
+  for (i = 1; i <= nch; i++) {
+    c = chs[i]
+    sweep_collect(c)
+    if (sw_both >= 2) has_across[c] = 1
+  }
 }
+
+# Whether row r belongs to chapter c's across-N rows.
+function in_across(r, c) {
+  if (ch[r] != c || !ok[r]) return 0
+  return (c in has_extra) ? run[r] != "main" : run[r] == "main"
+}
+
+# Whether chapter c has something to mark on the bar chart: its bars, or for chapter 00 the
+# ceilings it measures.
+function has_mark(c) { return c == "00" ? (read_ceil > 0 || copy_ceil > 0) : ((c in best) || (c in cub)) }
 
 # ---- tables --------------------------------------------------------------------------------
 
 function chapter_name(c) { return (c in slug) ? c " " slug[c] : c }
 
-# The best-kernel-per-chapter table (the README's and base.md's).
-function best_table(out,    i, c, r, first) {
+# A chapter's name as a link to its page, from a file whose way to the root is `up`.
+function chapter_link(c, up) {
+  return (c in slug) ? "[" c " " slug[c] "](" up "chapters/" c "-" slug[c] "/README.md)" : c
+}
+
+# The best-kernel-per-chapter table (the README's and base.md's); chapter pages linked with `up`.
+function best_table(out, up,    i, c, r, first) {
   print "| chapter | kernel | median ms | GB/s | % of peak | % of ceiling | vs previous | vs 01 / 12 | vs CUB |" > out
   print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" > out
   for (i = 1; i <= nch; i++) {
@@ -158,21 +194,21 @@ function best_table(out,    i, c, r, first) {
     if (c == "00") {
       for (r = 1; r <= rows; r++)
         if (ch[r] == "00" && run[r] == "main" && nn[r] == main_n && ok[r])
-          printf "| %s | %s | %s | %.1f | %.1f%% | %s |  |  |  |\n", chapter_name(c), kn[r], fmt_ms(med[r]), gb[r], pc[r], pct_of(gb[r], ceiling_of(r)) > out
+          printf "| %s | %s | %s | %.1f | %.1f%% | %s |  |  |  |\n", chapter_link(c, up), kn[r], fmt_ms(med[r]), gb[r], pc[r], pct_of(gb[r], ceiling_of(r)) > out
       continue
     }
     if (!(c in best)) {
-      printf "| %s | no verified kernel at N = %s |  |  |  |  |  |  |  |\n", chapter_name(c), pow2(main_n) > out
+      printf "| %s | no verified kernel at N = %s |  |  |  |  |  |  |  |\n", chapter_link(c, up), pow2(main_n) > out
       continue
     }
     r = best[c]
     first = first_of_part[part(c)]
-    printf "| %s | %s | %s | %.1f | %.1f%% | %s | %s | %s | %s |\n", chapter_name(c), kn[r], fmt_ms(med[r]), gb[r], pc[r], \
+    printf "| %s | %s | %s | %.1f | %.1f%% | %s | %s | %s | %s |\n", chapter_link(c, up), kn[r], fmt_ms(med[r]), gb[r], pc[r], \
       pct_of(gb[r], ceiling_of(r)), (c in prev_of) ? times(med[best[prev_of[c]]], med[r]) : "", \
       times(med[best[first]], med[r]), (c in cub) ? times(med[cub[c]], med[r]) : "" > out
     if (c in cub) {
       r = cub[c]
-      printf "| %s | %s | %s | %.1f | %.1f%% | %s |  |  |  |\n", chapter_name(c), kn[r], fmt_ms(med[r]), gb[r], pc[r], pct_of(gb[r], ceiling_of(r)) > out
+      printf "| %s | %s | %s | %.1f | %.1f%% | %s |  |  |  |\n", chapter_link(c, up), kn[r], fmt_ms(med[r]), gb[r], pc[r], pct_of(gb[r], ceiling_of(r)) > out
     }
   }
 }
@@ -187,7 +223,7 @@ function all_table(out,    r) {
         fmt_ms(med[r]), fmt_ms(mn[r]), gb[r], pc[r], pct_of(gb[r], ceiling_of(r)), ok[r] ? "PASS" : "FAIL" > out
 }
 
-# One chapter's rows for its page.
+# One chapter's rows for its page, with the bar chart that marks it.
 function chapter_block(c, out,    r, k, with_cub, what) {
   with_cub = (c in cub)
   if (c == "00")
@@ -195,9 +231,9 @@ function chapter_block(c, out,    r, k, with_cub, what) {
   else if ((part(c) == "scan" ? copy_ceil : read_ceil) <= 0)
     what = "% of ceiling needs chapter 00's rows, which this run lacks."
   else if (part(c) == "scan")
-    what = sprintf("%% of ceiling is against chapter 00's copy ceiling, %.1f GB/s, measured in the same session.", copy_ceil)
+    what = sprintf("%% of ceiling is against chapter 00's copy ceiling, %.1f GB/s, measured in the same run.", copy_ceil)
   else
-    what = sprintf("%% of ceiling is against chapter 00's read-only ceiling, %.1f GB/s, measured in the same session.", read_ceil)
+    what = sprintf("%% of ceiling is against chapter 00's read-only ceiling, %.1f GB/s, measured in the same run.", read_ceil)
   printf "Measured on the %s on %s at N = %s by `scripts/summary.sh`. %s\n\n", xml(device), date, pow2(main_n), what > out
   printf "| kernel | n | block | batch | median ms | GB/s | %% of peak | %% of ceiling |%s\n", with_cub ? " vs CUB |" : "" > out
   printf "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |%s\n", with_cub ? " ---: |" : "" > out
@@ -209,22 +245,30 @@ function chapter_block(c, out,    r, k, with_cub, what) {
     if (with_cub) printf " %s |", (is_cub(kn[r]) || !ok[r] || nn[r] != main_n) ? "" : times(med[cub[c]], med[r]) > out
     printf "\n" > out
   }
-  # The chart of every chapter's best kernel, found by name through the site's IMAGE_PATH.
-  printf "\n![Best GB/s per chapter on the %s](%s.svg)\n", xml(device), base > out
+  if (has_mark(c))
+    printf "\n![Best GB/s per chapter on the %s, chapter %s marked](%s%s-chapter%s.svg)\n", xml(device), c, pagerel, base, c > out
+  else
+    printf "\n![Best GB/s per chapter on the %s](%s%s.svg)\n", xml(device), pagerel, base > out
+  printf "\nEvery chapter's kernels, the charts and the CSV: [Results on the %s](%s%s.md).\n", xml(device), pagerel, base > out
 }
 
-# The sweep rows of a chapter: per N, the fastest CUB call and the fastest other kernel.
+# Chapter c's across-N rows: per N, the fastest CUB call (sw_cub) and the fastest workbook
+# kernel (sw_our); per workbook kernel and N its fastest row (sw_krow); the Ns sorted (sw_n,
+# ns of them); the workbook kernels in first-seen order (sw_k, nour of them); sw_both, the
+# number of Ns with both a CUB call and a workbook kernel.
 function sweep_collect(c,    r, i, j, t) {
-  ns = 0
-  delete sw_cub; delete sw_our; delete sw_seen_n; delete sw_ours_names
+  ns = 0; nour = 0; sw_both = 0
+  delete sw_cub; delete sw_our; delete sw_seen_n; delete sw_kseen; delete sw_krow
   ours_names = ""
   for (r = 1; r <= rows; r++) {
-    if (ch[r] != c || run[r] != "sweep" || !ok[r]) continue
+    if (!in_across(r, c)) continue
     if (!(nn[r] in sw_seen_n)) { sw_seen_n[nn[r]] = 1; sw_n[++ns] = nn[r] }
-    if (is_cub(kn[r])) { if (!(nn[r] in sw_cub) || med[r] < med[sw_cub[nn[r]]]) sw_cub[nn[r]] = r }
-    else {
-      if (!(nn[r] in sw_our) || med[r] < med[sw_our[nn[r]]]) sw_our[nn[r]] = r
-      if (!(kn[r] in sw_ours_names)) { sw_ours_names[kn[r]] = 1; ours_names = ours_names (ours_names == "" ? "" : ", ") "`" kn[r] "`" }
+    if (is_cub(kn[r])) { if (!(nn[r] in sw_cub) || med[r] < med[sw_cub[nn[r]]]) sw_cub[nn[r]] = r; continue }
+    if (!(nn[r] in sw_our) || med[r] < med[sw_our[nn[r]]]) sw_our[nn[r]] = r
+    if (!((kn[r], nn[r]) in sw_krow) || med[r] < med[sw_krow[kn[r], nn[r]]]) sw_krow[kn[r], nn[r]] = r
+    if (!(kn[r] in sw_kseen)) {
+      sw_kseen[kn[r]] = 1; sw_k[++nour] = kn[r]
+      ours_names = ours_names (ours_names == "" ? "" : ", ") "`" kn[r] "`"
     }
   }
   for (i = 2; i <= ns; i++) {
@@ -232,6 +276,7 @@ function sweep_collect(c,    r, i, j, t) {
     for (j = i - 1; j >= 1 && sw_n[j] > t; j--) sw_n[j + 1] = sw_n[j]
     sw_n[j + 1] = t
   }
+  for (i = 1; i <= ns; i++) if ((sw_n[i] in sw_cub) && (sw_n[i] in sw_our)) sw_both++
 }
 
 function sweep_table(out,    i, x, a, b) {
@@ -247,22 +292,24 @@ function sweep_table(out,    i, x, a, b) {
 
 # ---- charts --------------------------------------------------------------------------------
 
-# A horizontal reference line across the plot, its label placed later by place_labels().
-function ref_line(out, v, color, dash, label, x1, x2, y) {
-  printf "  <line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"%s/>\n", x1, y, x2, y, color, \
-    dash ? " stroke-dasharray=\"6 4\"" : "" > out
-  nl++; lab_y[nl] = y + 4; lab_t[nl] = label; lab_c[nl] = color
+# A horizontal reference line across the plot, its label placed later by place_labels();
+# `strong` draws it thicker with a bold label (the lines a marked chapter measured).
+function ref_line(out, v, color, dash, label, x1, x2, y, strong) {
+  printf "  <line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%s\"%s/>\n", x1, y, x2, y, color, \
+    strong ? "3.5" : "1.5", dash ? " stroke-dasharray=\"6 4\"" : "" > out
+  nl++; lab_y[nl] = y + 4; lab_t[nl] = label; lab_c[nl] = color; lab_b[nl] = strong
 }
 
 # Labels of the reference lines at the right of the plot, pushed apart so they never overlap.
-function place_labels(out, x,    i, j, t, u, v) {
+function place_labels(out, x,    i, j, t, u, v, b) {
   for (i = 2; i <= nl; i++) {
-    t = lab_y[i]; u = lab_t[i]; v = lab_c[i]
-    for (j = i - 1; j >= 1 && lab_y[j] > t; j--) { lab_y[j + 1] = lab_y[j]; lab_t[j + 1] = lab_t[j]; lab_c[j + 1] = lab_c[j] }
-    lab_y[j + 1] = t; lab_t[j + 1] = u; lab_c[j + 1] = v
+    t = lab_y[i]; u = lab_t[i]; v = lab_c[i]; b = lab_b[i]
+    for (j = i - 1; j >= 1 && lab_y[j] > t; j--) { lab_y[j + 1] = lab_y[j]; lab_t[j + 1] = lab_t[j]; lab_c[j + 1] = lab_c[j]; lab_b[j + 1] = lab_b[j] }
+    lab_y[j + 1] = t; lab_t[j + 1] = u; lab_c[j + 1] = v; lab_b[j + 1] = b
   }
   for (i = 2; i <= nl; i++) if (lab_y[i] < lab_y[i - 1] + 14) lab_y[i] = lab_y[i - 1] + 14
-  for (i = 1; i <= nl; i++) printf "  <text x=\"%d\" y=\"%.1f\" fill=\"%s\">%s</text>\n", x, lab_y[i], lab_c[i], lab_t[i] > out
+  for (i = 1; i <= nl; i++)
+    printf "  <text x=\"%d\" y=\"%.1f\" fill=\"%s\"%s>%s</text>\n", x, lab_y[i], lab_c[i], lab_b[i] ? " font-weight=\"bold\"" : "", lab_t[i] > out
   nl = 0
 }
 
@@ -276,6 +323,17 @@ function y_axis(out, left, right, top, ph, ymax, step,    v, y) {
   printf "  <text transform=\"rotate(-90)\" x=\"%d\" y=\"18\" text-anchor=\"middle\" fill=\"#333333\">GB/s</text>\n", -(top + ph / 2) > out
 }
 
+# Ticks 2^kmin .. 2^kmax of a log2 N axis under a plot, and its title.
+function n_axis(out, left, pw, top, ph, kmin, kmax,    k, x) {
+  for (k = int(kmin); k <= kmax; k++) {
+    x = (kmax > kmin) ? left + (k - kmin) / (kmax - kmin) * pw : left + pw / 2
+    printf "  <line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333333\"/>\n", x, top + ph, x, top + ph + 4 > out
+    printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">2<tspan dy=\"-6\" font-size=\"9\">%d</tspan></text>\n", x, top + ph + 20, k > out
+  }
+  printf "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n", left, top + ph, left + pw, top + ph > out
+  printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">N (elements, log2 axis)</text>\n", left + pw / 2, top + ph + 40 > out
+}
+
 function svg_open(out, w, h, title, subtitle) {
   printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n", w, h, w, h > out
   printf "  <title>%s</title>\n", title > out
@@ -285,17 +343,22 @@ function svg_open(out, w, h, title, subtitle) {
 }
 
 # The bar chart: each chapter's best GB/s (and CUB's, in grey), with the ceilings and the peak.
-function bar_chart(out,    i, c, nb, bc, bv, bl, left, top, ph, slot, bw, right, w, h, vmax, step, ymax, x, y, col) {
+# With `mark` (a chapter id) that chapter's bars are outlined in black and labelled "this
+# chapter" under the axis, and the other bars faded (lighter in grey-scale too); for chapter 00,
+# which has no bar, its two ceiling lines are drawn thick and labelled.
+function bar_chart(out, mark,    i, c, nb, bc, bv, bl, bm, left, top, ph, slot, bw, right, w, h, vmax, step, ymax, x, y, col, title, subt, \
+                   mx1, mx2, nmark, attr, cx) {
   nb = 0
   for (i = 1; i <= nch; i++) {
     c = chs[i]
-    if (c in best) { nb++; bc[nb] = part(c); bv[nb] = gb[best[c]]; bl[nb] = c }
-    if (c in cub) { nb++; bc[nb] = "cub"; bv[nb] = gb[cub[c]]; bl[nb] = "CUB" }
+    if (c in best) { nb++; bc[nb] = part(c); bv[nb] = gb[best[c]]; bl[nb] = c; bm[nb] = (c == mark) }
+    if (c in cub) { nb++; bc[nb] = "cub"; bv[nb] = gb[cub[c]]; bl[nb] = "CUB"; bm[nb] = (c == mark) }
   }
   left = 70; top = 64; ph = 300; slot = 40; bw = 26
   right = left + 10 + nb * slot
-  w = right + 200; h = top + ph + 78
+  w = right + (mark == "00" ? 250 : 200); h = top + ph + 78
   if (w < 580) w = 580
+  if (mark != "" && w < left + 690) w = left + 690
   vmax = peak
   if (read_ceil > vmax) vmax = read_ceil
   if (copy_ceil > vmax) vmax = copy_ceil
@@ -303,97 +366,128 @@ function bar_chart(out,    i, c, nb, bc, bv, bl, left, top, ph, slot, bw, right,
   if (vmax <= 0) vmax = 1
   step = nice_step(vmax * 1.05)
   ymax = step / 2 * int((vmax * 1.05) / (step / 2) + 0.999999)
-  svg_open(out, w, h, "Best GB/s per chapter: " xml(device) ", N = " pow2(main_n), \
-    "measured " date "; fastest verified kernel of each chapter; reductions move 4N bytes, scans 8N")
+  title = "Best GB/s per chapter: " xml(device) ", N = " pow2(main_n)
+  subt = "measured " date "; fastest verified kernel of each chapter; reductions move 4N bytes, scans 8N"
+  if (mark == "00") { title = title ", chapter 00 marked"; subt = subt "; chapter 00 measured the two thick ceiling lines" }
+  else if (mark != "") { title = title ", chapter " mark " marked"; subt = subt "; chapter " mark "'s bars outlined, the others faded" }
+  svg_open(out, w, h, title, subt)
   y_axis(out, left, right, top, ph, ymax, step)
+  nmark = 0
   for (i = 1; i <= nb; i++) {
     col = bc[i] == "scan" ? "#f28e2b" : (bc[i] == "cub" ? "#9d9d9d" : "#4e79a7")
     x = left + 10 + (i - 1) * slot + (slot - bw) / 2
     y = top + ph - bv[i] / ymax * ph
-    printf "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", x, y, bw, top + ph - y, col > out
-    printf "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"#333333\">%.0f</text>\n", x + bw / 2, y - 4, bv[i] > out
-    printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">%s</text>\n", x + bw / 2, top + ph + 16, bl[i] > out
+    attr = bm[i] ? " stroke=\"#000000\" stroke-width=\"2.5\"" : (mark != "" ? " fill-opacity=\"0.35\"" : "")
+    printf "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"%s/>\n", x, y, bw, top + ph - y, col, attr > out
+    printf "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"#333333\"%s>%.0f</text>\n", x + bw / 2, y - 4, \
+      bm[i] ? " font-weight=\"bold\"" : "", bv[i] > out
+    printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\"%s>%s</text>\n", x + bw / 2, top + ph + 16, \
+      bm[i] ? " font-weight=\"bold\"" : "", bl[i] > out
+    if (bm[i]) { if (nmark++ == 0) mx1 = x; mx2 = x + bw }
   }
   printf "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n", left, top + ph, right, top + ph > out
+  printf "  <text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#333333\">chapter</text>\n", left - 6, top + ph + 16 > out
+  # "this chapter" under the marked bars: a bracket, an arrow head and the words.
+  if (nmark > 0) {
+    cx = (mx1 + mx2) / 2
+    printf "  <path d=\"M%.1f %d V%d H%.1f V%d\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1.5\"/>\n", mx1, top + ph + 21, top + ph + 25, mx2, top + ph + 21 > out
+    printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"#000000\">this chapter</text>\n", cx, top + ph + 39 > out
+  }
   nl = 0
-  if (peak > 0) ref_line(out, peak, "#d62728", 0, sprintf("theoretical peak %.0f GB/s", peak), left, right, top + ph - peak / ymax * ph)
-  if (read_ceil > 0) ref_line(out, read_ceil, "#2ca02c", 1, sprintf("read ceiling %.0f GB/s", read_ceil), left, right, top + ph - read_ceil / ymax * ph)
-  if (copy_ceil > 0) ref_line(out, copy_ceil, "#9467bd", 1, sprintf("copy ceiling %.0f GB/s", copy_ceil), left, right, top + ph - copy_ceil / ymax * ph)
+  if (peak > 0) ref_line(out, peak, "#d62728", 0, sprintf("theoretical peak %.0f GB/s", peak), left, right, top + ph - peak / ymax * ph, 0)
+  if (read_ceil > 0) ref_line(out, read_ceil, "#2ca02c", 1, sprintf("read ceiling %.0f GB/s%s", read_ceil, mark == "00" ? ": this chapter" : ""), \
+    left, right, top + ph - read_ceil / ymax * ph, mark == "00")
+  if (copy_ceil > 0) ref_line(out, copy_ceil, "#9467bd", 1, sprintf("copy ceiling %.0f GB/s%s", copy_ceil, mark == "00" ? ": this chapter" : ""), \
+    left, right, top + ph - copy_ceil / ymax * ph, mark == "00")
   place_labels(out, right + 8)
-  printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">chapter</text>\n", (left + right) / 2, top + ph + 34 > out
-  y = top + ph + 58
+  y = top + ph + 64
   printf "  <rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#4e79a7\"/><text x=\"%d\" y=\"%d\">reduction (vs read ceiling)</text>\n", left, y - 10, left + 18, y > out
   printf "  <rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#f28e2b\"/><text x=\"%d\" y=\"%d\">scan (vs copy ceiling)</text>\n", left + 200, y - 10, left + 218, y > out
   printf "  <rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#9d9d9d\"/><text x=\"%d\" y=\"%d\">CUB</text>\n", left + 370, y - 10, left + 388, y > out
+  if (mark == "00")
+    printf "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\" stroke-width=\"3.5\" stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%d\">this chapter: the two ceilings (the bars faded)</text>\n", \
+      left + 440, y - 4, left + 470, y - 4, left + 476, y > out
+  else if (mark != "")
+    printf "  <rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#ffffff\" stroke=\"#000000\" stroke-width=\"2.5\"/><text x=\"%d\" y=\"%d\">this chapter (the others faded)</text>\n", \
+      left + 440, y - 10, left + 458, y > out
   print "</svg>" > out
   close(out)
 }
 
-# GB/s against N for every kernel of a chapter's sweep rows, on a log2 N axis.
-function sweep_chart(out, c,    r, i, j, k, t, kmin, kmax, left, top, ph, pw, right, w, h, vmax, step, ymax, ns2, names, nk, col, pts, x, y, palette, j2, px, py) {
-  kmin = 1e9; kmax = -1; vmax = 0; nk = 0
-  for (r = 1; r <= rows; r++) {
-    if (ch[r] != c || run[r] != "sweep" || !ok[r]) continue
-    k = log2(nn[r])
+# A point marker for series i (circle, square, diamond, triangle), different in grey-scale too.
+function marker(out, i, x, y, col, tip,    s) {
+  s = (i - 1) % 4
+  if (s == 0) printf "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s</title></circle>\n", x, y, col, tip > out
+  else if (s == 1) printf "  <rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"><title>%s</title></rect>\n", x - 3.5, y - 3.5, col, tip > out
+  else if (s == 2) printf "  <path d=\"M%.1f %.1fl4.5 4.5l-4.5 4.5l-4.5 -4.5z\" fill=\"%s\"><title>%s</title></path>\n", x, y - 4.5, col, tip > out
+  else printf "  <path d=\"M%.1f %.1fl4.5 8l-9 0z\" fill=\"%s\"><title>%s</title></path>\n", x, y - 4.5, col, tip > out
+}
+
+# CUB's time over each workbook kernel's time against N (log2 axis) for chapter c's across-N
+# sweep (sweep_collect(c) first), with a dashed line at 1.0, the tie: above it the workbook's
+# kernel is faster, below it CUB is.
+function across_chart(out, c,    i, j, k, x, y, v, kmin, kmax, lo, hi, span, step, ylo, yhi, left, top, ph, pw, right, w, h, \
+                      col, palette, dashes, da, np, px, py, pv, pn, ty) {
+  kmin = 1e9; kmax = -1; lo = 1; hi = 1
+  for (i = 1; i <= nour; i++) for (j = 1; j <= ns; j++) {
+    if (!((sw_k[i], sw_n[j]) in sw_krow) || !(sw_n[j] in sw_cub)) continue
+    v = med[sw_cub[sw_n[j]]] / med[sw_krow[sw_k[i], sw_n[j]]]
+    k = log2(sw_n[j])
     if (k < kmin) kmin = k
     if (k > kmax) kmax = k
-    if (gb[r] > vmax) vmax = gb[r]
-    if (!(kn[r] in names)) { names[kn[r]] = ++nk; order[nk] = kn[r] }
+    if (v < lo) lo = v
+    if (v > hi) hi = v
   }
-  if (nk == 0) return
-  # CUB first, then the workbook's kernels, each keeping its first-seen order.
-  for (i = 2; i <= nk; i++) {
-    t = order[i]
-    for (j = i - 1; j >= 1 && !is_cub(order[j]) && is_cub(t); j--) order[j + 1] = order[j]
-    order[j + 1] = t
-  }
-  if (peak > vmax) vmax = peak
-  if (read_ceil > vmax) vmax = read_ceil
-  if (vmax <= 0) vmax = 1
-  step = nice_step(vmax * 1.05)
-  ymax = step / 2 * int((vmax * 1.05) / (step / 2) + 0.999999)
+  if (kmax < 0) return
+  span = hi - lo
+  if (span < 0.2) { lo -= (0.2 - span) / 2; hi += (0.2 - span) / 2; span = 0.2 }
+  step = nice_step(span)
+  ylo = floor_to(lo, step); yhi = ceil_to(hi, step)
+  if (ylo < 0) ylo = 0
   left = 70; top = 64; ph = 300
   pw = (kmax - kmin) * 30
   if (pw < 360) pw = 360
   right = left + pw
-  w = right + 200; h = top + ph + 78 + 18 * nk
-  svg_open(out, w, h, "Chapter " c ": GB/s against N, " xml(device), "measured " date "; L2 flushed before each timed run; N on a log2 axis")
-  y_axis(out, left, right, top, ph, ymax, step)
-  for (k = int(kmin); k <= kmax; k++) {
-    x = (kmax > kmin) ? left + (k - kmin) / (kmax - kmin) * pw : left + pw / 2
-    printf "  <line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333333\"/>\n", x, top + ph, x, top + ph + 4 > out
-    printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">2<tspan dy=\"-6\" font-size=\"9\">%d</tspan></text>\n", x, top + ph + 20, k > out
+  w = right + 130; h = top + ph + 66 + 18 * nour
+  if (w < 580) w = 580
+  svg_open(out, w, h, "Chapter " c ": CUB's time over ours against N, " xml(device), \
+    "measured " date "; L2 flushed before each timed run; above the tie line the workbook's kernel is faster")
+  # The ratio axis.
+  for (v = ylo; v <= yhi + step / 1000; v += step) {
+    y = top + ph - (v - ylo) / (yhi - ylo) * ph
+    printf "  <line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>\n", left, y, right, y > out
+    printf "  <text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555555\">%.2f</text>\n", left - 6, y + 4, v > out
   }
-  printf "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n", left, top + ph, right, top + ph > out
-  printf "  <text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">N (elements)</text>\n", left + pw / 2, top + ph + 40 > out
-  nl = 0
-  if (peak > 0) ref_line(out, peak, "#d62728", 0, sprintf("theoretical peak %.0f GB/s", peak), left, right, top + ph - peak / ymax * ph)
-  if (read_ceil > 0) ref_line(out, read_ceil, "#2ca02c", 1, sprintf("read ceiling %.0f GB/s", read_ceil), left, right, top + ph - read_ceil / ymax * ph)
-  place_labels(out, right + 8)
-  split("#4e79a7 #e15759 #59a14f #b07aa1 #76b7b2", palette, " ")
-  j = 0
-  for (i = 1; i <= nk; i++) {
-    col = is_cub(order[i]) ? "#555555" : palette[(j++ % 5) + 1]
-    # The points of this kernel, sorted by N.
-    ns2 = 0
-    for (r = 1; r <= rows; r++) if (ch[r] == c && run[r] == "sweep" && ok[r] && kn[r] == order[i]) pts[++ns2] = r
-    for (j2 = 2; j2 <= ns2; j2++) {
-      t = pts[j2]
-      for (k = j2 - 1; k >= 1 && nn[pts[k]] > nn[t]; k--) pts[k + 1] = pts[k]
-      pts[k + 1] = t
+  printf "  <text transform=\"rotate(-90)\" x=\"%d\" y=\"18\" text-anchor=\"middle\" fill=\"#333333\">CUB time / our time</text>\n", -(top + ph / 2) > out
+  n_axis(out, left, pw, top, ph, kmin, kmax)
+  # The tie, and which side is whose.
+  ty = top + ph - (1 - ylo) / (yhi - ylo) * ph
+  printf "  <line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#222222\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n", left, ty, right, ty > out
+  printf "  <text x=\"%d\" y=\"%.1f\" font-weight=\"bold\" fill=\"#222222\">tie (1.0)</text>\n", right + 8, ty + 4 > out
+  printf "  <text x=\"%d\" y=\"%.1f\" fill=\"#555555\">ours faster</text>\n", right + 8, ty - 12 > out
+  printf "  <text x=\"%d\" y=\"%.1f\" fill=\"#555555\">CUB faster</text>\n", right + 8, ty + 22 > out
+  split("#4e79a7 #e15759 #59a14f #b07aa1", palette, " ")
+  split("none|7 3|2 3|9 3 2 3", dashes, "|")
+  for (i = 1; i <= nour; i++) {
+    col = palette[(i - 1) % 4 + 1]
+    np = 0
+    for (j = 1; j <= ns; j++) {
+      if (!((sw_k[i], sw_n[j]) in sw_krow) || !(sw_n[j] in sw_cub)) continue
+      np++
+      pv[np] = med[sw_cub[sw_n[j]]] / med[sw_krow[sw_k[i], sw_n[j]]]
+      pn[np] = sw_n[j]
+      px[np] = (kmax > kmin) ? left + (log2(sw_n[j]) - kmin) / (kmax - kmin) * pw : left + pw / 2
+      py[np] = top + ph - (pv[np] - ylo) / (yhi - ylo) * ph
     }
-    printf "  <polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col > out
-    for (k = 1; k <= ns2; k++) {
-      x = (kmax > kmin) ? left + (log2(nn[pts[k]]) - kmin) / (kmax - kmin) * pw : left + pw / 2
-      y = top + ph - gb[pts[k]] / ymax * ph
-      px[k] = x; py[k] = y
-      printf "%s%.1f,%.1f", (k > 1 ? " " : ""), x, y > out
-    }
+    da = (i > 1) ? " stroke-dasharray=\"" dashes[(i - 1) % 4 + 1] "\"" : ""
+    printf "  <polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", col, da > out
+    for (k = 1; k <= np; k++) printf "%s%.1f,%.1f", (k > 1 ? " " : ""), px[k], py[k] > out
     print "\"/>" > out
-    for (k = 1; k <= ns2; k++) printf "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px[k], py[k], col > out
-    y = top + ph + 62 + 18 * (i - 1)
-    printf "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">%s</text>\n", \
-      left, y - 4, left + 24, y - 4, col, left + 32, y, xml(order[i]) > out
+    for (k = 1; k <= np; k++) marker(out, i, px[k], py[k], col, pow2(pn[k]) ": " sprintf("%.2fx", pv[k]))
+    y = top + ph + 66 + 18 * (i - 1)
+    printf "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", left, y - 4, left + 28, y - 4, col, da > out
+    marker(out, i, left + 14, y - 4, col, xml(sw_k[i]))
+    printf "  <text x=\"%d\" y=\"%d\">fastest CUB call's time / time of %s</text>\n", left + 36, y, xml(sw_k[i]) > out
   }
   print "</svg>" > out
   close(out)
@@ -408,12 +502,13 @@ END {
   analyse()
   img = (relpath == "" ? "" : relpath "/")
 
-  # base.md: everything, for people browsing docs/results/.
+  # base.md: everything, for people browsing docs/results/ (links relative to outdir).
   md = outdir "/" base ".md"
   printf "# Results on the %s\n\n", xml(device) > md
-  printf "Measured on %s at N = %s (%.0f elements) by `scripts/summary.sh run`; source: `%s.csv`.\n", date, pow2(main_n), main_n, base > md
+  printf "Measured on %s at N = %s (%.0f elements) by `scripts/summary.sh run`; every number below comes from [%s.csv](%s.csv).\n", \
+    date, pow2(main_n), main_n, base, base > md
   if (read_ceil > 0 && copy_ceil > 0)
-    printf "Theoretical peak %.0f GB/s; ceilings measured by chapter 00 in the same session: read-only %.1f GB/s, copy %.1f GB/s.\n", \
+    printf "Theoretical peak %.0f GB/s; ceilings measured by chapter 00 in the same run: read-only %.1f GB/s, copy %.1f GB/s.\n", \
       peak, read_ceil, copy_ceil > md
   else
     printf "Theoretical peak %.0f GB/s; no ceilings: this CSV lacks chapter 00's rows.\n", peak > md
@@ -421,44 +516,58 @@ END {
   print "Each chapter's line is its fastest verified kernel (CUB not counted); \"vs previous\" and \"vs 01 / 12\" are" > md
   print "speedups over the previous chapter of the same part and over its first chapter (01 for reductions," > md
   print "12 for scans); \"vs CUB\" is CUB's time over ours, so above 1 means faster than CUB." > md
-  printf "\n![Best GB/s per chapter](%s.svg)\n\n## Best kernel per chapter\n\n", base > md
-  best_table(md)
+  printf "\n![Best GB/s per chapter on the %s](%s.svg)\n\n## Best kernel per chapter\n\n", xml(device), base > md
+  best_table(md, uprel)
   print "\n## Every kernel\n" > md
   all_table(md)
   for (i = 1; i <= nch; i++) {
     c = chs[i]
-    if (!(c in has_sweep)) continue
+    if (!(c in has_across)) continue
     sweep_collect(c)
-    printf "\n## Chapter %s: CUB against the workbook across N\n\n![GB/s against N](%s-chapter%s.svg)\n\n", c, base, c > md
+    printf "\n## Chapter %s: CUB against the workbook across N\n\n", c > md
+    printf "From the sweep of %s: the fastest verified CUB call and the fastest verified workbook kernel (%s) at each N.\n\n", \
+      chapter_link(c, uprel), ours_names > md
+    printf "![CUB's time over ours against N, chapter %s](%s-chapter%s-across-n.svg)\n\n", c, base, c > md
     sweep_table(md)
+  }
+  # The marked charts, by chapter.
+  list = ""
+  for (i = 1; i <= nch; i++) if (has_mark(chs[i])) list = list (list == "" ? "" : ", ") "[" chs[i] "](" base "-chapter" chs[i] ".svg)"
+  if (list != "") {
+    print "\n## Charts of each chapter\n" > md
+    print "Each chapter's page shows the chart above with its own bars outlined and the others faded (chapter 00's:" > md
+    printf "its two ceiling lines drawn thick): %s.\n", list > md
   }
   close(md)
 
-  bar_chart(outdir "/" base ".svg")
+  bar_chart(outdir "/" base ".svg", "")
 
-  # The README block.
+  # The README block (links relative to the repository root).
   out = frag "/summary.md"
-  printf "Measured on the %s on %s at N = %s; every row, and the charts: `%s%s.md`.\n\n", xml(device), date, pow2(main_n), img, base > out
+  printf "Measured on the %s on %s at N = %s. Every kernel, the charts and the CSV: [Results on the %s](%s%s.md).\n\n", \
+    xml(device), date, pow2(main_n), xml(device), img, base > out
   printf "![Best GB/s per chapter on the %s](%s%s.svg)\n\n", xml(device), img, base > out
-  best_table(out)
+  best_table(out, "")
   print "\nvs previous, vs 01 / 12: speedup of the chapter's fastest verified kernel over the previous chapter of the same" > out
   print "part and over the part's first chapter; vs CUB: CUB's time over ours (above 1: faster than CUB)." > out
   close(out)
 
-  # Each chapter's block, and the sweep block where there are sweep rows.
+  # Each chapter's block and marked chart; the across-N block and chart where there is a sweep.
   for (i = 1; i <= nch; i++) {
     c = chs[i]
+    if (has_mark(c)) bar_chart(outdir "/" base "-chapter" c ".svg", c)
     out = frag "/chapter" c ".md"
     chapter_block(c, out)
     close(out)
-    if (!(c in has_sweep)) continue
+    if (!(c in has_across)) continue
     sweep_collect(c)
-    sweep_chart(outdir "/" base "-chapter" c ".svg", c)
+    across_chart(outdir "/" base "-chapter" c "-across-n.svg", c)
     out = frag "/sweep" c ".md"
     printf "CUB against the workbook across N on the %s, measured on %s with L2 flushed before each timed run:\n", xml(device), date > out
     printf "the fastest verified CUB call and the fastest verified workbook kernel (%s) at each N.\n\n", ours_names > out
+    printf "![CUB's time over ours against N on the %s](%s%s-chapter%s-across-n.svg)\n\n", xml(device), pagerel, base, c > out
     sweep_table(out)
-    printf "\nAbove 1 in the last column: the workbook's kernel is faster. Chart: `%s%s-chapter%s.svg`.\n", img, base, c > out
+    print "\nAbove 1 in the last column, and above the line marked \"tie\" in the chart, the workbook's kernel is faster." > out
     close(out)
   }
 }

@@ -10,10 +10,11 @@
 # N = 2^28, + a few ms of kernels): the default grid of chapter 09 (6 x 7 cells) should take
 # about a minute on an H200 (an estimate; --n 2^30 costs about four times as much per cell).
 #
-# --seed001 repeats the experiments of seed 001 (comeradealexi, "CUDA Parallel Sum Benchmarks"):
-# block sizes 32 to 1024 and 1 to 32768 values per thread, on a 512 MiB input read once
-# (N = 2^27, L2 flushed) and on a 4 MiB input read many times (N = 2^20, --no-flush, 64 runs),
-# where the input stays in L2 and the atomics, not memory, set the pace.
+# --grid-study repeats the experiments of comeradealexi's "CUDA Parallel Sum Benchmarks"
+# (github.com/comeradealexi/CUDAParallelAddBenchmarks): block sizes 32 to 1024 and 1 to 32768
+# values per thread, on a 512 MiB input read once (N = 2^27, L2 flushed) and on a 4 MiB input
+# read many times (N = 2^20, --no-flush, 64 runs), where the input stays in L2 and the atomics,
+# not memory, set the pace. docs/pages/block-batch-grid.md shows its tables on the H200.
 
 # Started as `sh scripts/...`: go on in bash, which the rest of the script needs.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -35,8 +36,9 @@ matrix per kernel, the best cell and the occupancy per block size; keep the grid
   --no-flush         keep L2 warm between timed runs (an input smaller than L2 then stays there)
   --reps R           timed runs per cell (default 5); --warmup W untimed ones first (default 1)
   --variant V        passed to the chapter (e.g. all: one matrix per kernel)
-  --seed001          seed 001's grid: blocks 32..1024, K = 1..32768, at N = 2^27 (512 MiB,
-                     L2 flushed, 5 runs) and at N = 2^20 (4 MiB, --no-flush, 64 runs)
+  --grid-study       the full grid of "CUDA Parallel Sum Benchmarks": blocks 32..1024,
+                     K = 1..32768, at N = 2^27 (512 MiB, L2 flushed, 5 runs) and at
+                     N = 2^20 (4 MiB, --no-flush, 64 runs)
   --out FILE         the CSV (default build/sweep/chapterNN.csv)
   --render           then write the tables into the chapter's page (as sweep.sh render does)
   --bin-dir DIR      where chapterNN is (default: repository root, then build/)
@@ -102,7 +104,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=${2:?--reps needs a value}; shift ;;
     --warmup) warmup=${2:?--warmup needs a value}; shift ;;
     --variant) variant=${2:?--variant needs a value}; shift ;;
-    --seed001)
+    --grid-study)
       blocks="32 64 128 256 512 1024"
       batches="1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768"
       configs=("2^27 flush 5" "2^20 no-flush 64")
@@ -120,7 +122,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -n "$id" ] || { usage >&2; exit 2; }
-# Without --seed001, one grid per size, all with the same flush setting and repetitions.
+# Without --grid-study, one grid per size, all with the same flush setting and repetitions.
 if [ ${#configs[@]} -eq 0 ]; then
   for n in $sizes; do configs+=("$n $flush $reps"); done
 fi

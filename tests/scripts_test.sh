@@ -4,7 +4,9 @@
 # Each script runs in a temporary copy of the repository's layout:
 #   - summary.sh render turns tests/fixtures/scripts/h200.csv into tables, charts and README
 #     blocks, compared exactly with tests/fixtures/scripts/expected/ (worked out by hand from
-#     the CSV; see the comments at the end of this file); a second render changes nothing;
+#     the CSV; see the comments at the end of this file); the charts (the plain one, one per
+#     chapter with its bars marked, one across N per chapter whose sweep holds CUB and a
+#     workbook kernel) are checked by their parts; a second render changes nothing;
 #   - summary.sh run, sanitize.sh and sweep.sh run fake chapters (fixtures/scripts/fake_chapter.sh)
 #     and a fake compute-sanitizer (fake_sanitizer.sh) that print what the real ones print, so
 #     that parsing, tables and exit statuses are checked without a GPU.
@@ -62,7 +64,8 @@ make_root() {
   for dir in "$@"; do mkdir -p "$root/chapters/$dir"; done
 }
 
-# A chapter page with the marker lines, some text around them and stale content inside.
+# A chapter page with the marker lines, some text around them and stale content inside;
+# a third argument (sweep or across-n) adds an empty block with those markers.
 make_page() {
   {
     echo "# Chapter $2: a page {#chapter$2}"
@@ -74,12 +77,12 @@ make_page() {
     echo "<!-- results:end -->"
     echo
     echo "What to look for: text outside the markers stays."
-    if [ "${3:-}" = sweep ]; then
+    if [ -n "${3:-}" ]; then
       echo
       echo "## Across N"
       echo
-      echo "<!-- sweep:begin -->"
-      echo "<!-- sweep:end -->"
+      echo "<!-- $3:begin -->"
+      echo "<!-- $3:end -->"
     fi
   } >"$1"
 }
@@ -99,10 +102,11 @@ make_fakes() {
 R=$work/render
 make_root "$R" 00-speed-of-light 01-atomic-naive 05-tree-sequential 11-cub-and-beyond 12-scan-naive-global \
   13-scan-shared 17-scan-device-wide 18-multi-gpu
-for page in 00-speed-of-light 01-atomic-naive 05-tree-sequential 12-scan-naive-global 17-scan-device-wide; do
+for page in 00-speed-of-light 01-atomic-naive 05-tree-sequential 12-scan-naive-global; do
   make_page "$R/chapters/$page/README.md" "${page:0:2}"
 done
 make_page "$R/chapters/11-cub-and-beyond/README.md" 11 sweep
+make_page "$R/chapters/17-scan-device-wide/README.md" 17 across-n
 printf '# Chapter 13: no markers {#chapter13}\n\nThis page has no results block.\n' >"$R/chapters/13-scan-shared/README.md"
 printf '# The workbook\n\nIntro.\n\n## Results\n\n<!-- summary:begin -->\nold table\n<!-- summary:end -->\n\nAfter.\n' >"$R/README.md"
 cp "$fix/h200.csv" "$R/docs/results/h200.csv"
@@ -121,11 +125,12 @@ expect_grep 'chapters/13-scan-shared/README.md: no <!-- results:begin -->' "$wor
 [ ! -e "$R/chapters/18-multi-gpu/README.md" ] && ok || bad "render: created a page that did not exist"
 
 # The charts: well-formed, titled, one bar per chapter with a best kernel plus CUB's, the three
-# reference lines labelled, the sweep's two series.
-svg=$R/docs/results/h200.svg
-sweep_svg=$R/docs/results/h200-chapter11.svg
+# reference lines labelled; in a chapter's chart its bars outlined and the others faded; the
+# across-N charts of 11 (one workbook kernel) and 17 (two), and none for 05 (no CUB in its sweep).
+res=$R/docs/results
+svg=$res/h200.svg
 if command -v xmllint >/dev/null 2>&1; then
-  xmllint --noout "$svg" "$sweep_svg" && ok || bad "render: the SVG files are not well-formed XML"
+  xmllint --noout "$res"/*.svg && ok || bad "render: the SVG files are not well-formed XML"
 fi
 expect_grep '<title>Best GB/s per chapter: NVIDIA H200, N = 2\^30</title>' "$svg" "bar chart title"
 expect_count 8 '<rect x="[0-9.]+" y="[0-9.]+" width="26"' "$svg" "bar chart: 6 chapters + 2 CUB bars"
@@ -136,10 +141,38 @@ expect_grep '>theoretical peak 4814 GB/s<' "$svg" "bar chart: peak line label"
 expect_grep '>read ceiling 4521 GB/s<' "$svg" "bar chart: read ceiling label"
 expect_grep '>copy ceiling 4295 GB/s<' "$svg" "bar chart: copy ceiling label"
 expect_grep '>4474<' "$svg" "bar chart: chapter 11's value label"
-expect_grep '<title>Chapter 11: GB/s against N, NVIDIA H200</title>' "$sweep_svg" "sweep chart title"
-expect_count 2 '<polyline' "$sweep_svg" "sweep chart: CUB and ours"
-expect_count 6 '<circle' "$sweep_svg" "sweep chart: 3 sizes x 2 kernels"
-expect_count 23 '<tspan dy="-6" font-size="9">' "$sweep_svg" "sweep chart: ticks 2^8 .. 2^30"
+expect_count 0 'fill-opacity|this chapter|stroke="#000000"' "$svg" "bar chart: nothing marked"
+for id in 00 01 05 11 12 13 17; do
+  [ -f "$res/h200-chapter$id.svg" ] && ok || bad "render: no marked chart for chapter $id"
+done
+expect_grep '<title>Best GB/s per chapter: NVIDIA H200, N = 2\^30, chapter 11 marked</title>' "$res/h200-chapter11.svg" "chapter 11's chart: title"
+expect_count 2 'width="26" height="[0-9.]+" fill="#[0-9a-f]+" stroke="#000000"' "$res/h200-chapter11.svg" "chapter 11's chart: its 2 bars outlined"
+expect_count 6 'width="26" height="[0-9.]+" fill="#[0-9a-f]+" fill-opacity="0.35"' "$res/h200-chapter11.svg" "chapter 11's chart: 6 bars faded"
+expect_grep 'fill="#333333" font-weight="bold">CUB</text>' "$res/h200-chapter11.svg" "chapter 11's chart: its CUB tick in bold"
+expect_count 1 '>this chapter</text>' "$res/h200-chapter11.svg" "chapter 11's chart: labelled under its bars"
+expect_count 1 'width="26" height="[0-9.]+" fill="#4e79a7" stroke="#000000"' "$res/h200-chapter05.svg" "chapter 05's chart: its bar outlined"
+expect_count 7 'fill-opacity="0.35"' "$res/h200-chapter05.svg" "chapter 05's chart: 7 bars faded"
+expect_count 8 'fill-opacity="0.35"' "$res/h200-chapter00.svg" "chapter 00's chart: every bar faded"
+expect_count 2 'font-weight="bold">(read|copy) ceiling [0-9]+ GB/s: this chapter<' "$res/h200-chapter00.svg" "chapter 00's chart: its ceilings labelled"
+expect_count 3 'stroke-width="3.5"' "$res/h200-chapter00.svg" "chapter 00's chart: two thick ceiling lines and the legend's"
+a11=$res/h200-chapter11-across-n.svg
+a17=$res/h200-chapter17-across-n.svg
+expect_grep "<title>Chapter 11: CUB's time over ours against N, NVIDIA H200</title>" "$a11" "across-N chart 11: title"
+expect_count 1 '<polyline' "$a11" "across-N chart 11: one workbook kernel"
+expect_count 4 '<circle' "$a11" "across-N chart 11: 3 sizes and the legend"
+expect_count 23 '<tspan dy="-6" font-size="9">' "$a11" "across-N chart 11: ticks 2^8 .. 2^30"
+expect_grep '>tie \(1\.0\)</text>' "$a11" "across-N chart 11: the tie line labelled"
+expect_grep '<title>2\^8: 0\.80x</title>' "$a11" "across-N chart 11: the ratio at 2^8"
+expect_grep '>0\.80</text>' "$a11" "across-N chart 11: ratio axis from 0.80"
+expect_grep '>1\.20</text>' "$a11" "across-N chart 11: ratio axis to 1.20"
+expect_count 2 '<polyline' "$a17" "across-N chart 17: two workbook kernels"
+expect_count 1 'stroke-dasharray="7 3" points=' "$a17" "across-N chart 17: the second line dashed"
+expect_count 21 '<tspan dy="-6" font-size="9">' "$a17" "across-N chart 17: ticks 2^10 .. 2^30"
+expect_grep '<title>2\^20: 1\.25x</title></rect>' "$a17" "across-N chart 17: scan_reduce_then_scan at 2^20"
+expect_grep '>fastest CUB call.s time / time of scan_reduce_then_scan</text>' "$a17" "across-N chart 17: legend"
+[ ! -e "$res/h200-chapter05-across-n.svg" ] && ok || bad "render: an across-N chart for chapter 05, whose sweep has no CUB call"
+[ ! -e "$res/h200-chapter12-across-n.svg" ] && ok || bad "render: an across-N chart for chapter 12, which has no sweep"
+expect_grep 'h200-chapter11-across-n.svg h200-chapter17-across-n.svg' "$work/render.out" "render: names the across-N charts"
 
 # Idempotent: a second render rewrites nothing (same bytes, same modification times).
 touch -d '2001-01-01' "$R/README.md" "$R"/chapters/*/README.md
@@ -254,6 +287,12 @@ expect_file "$fix/expected/sweep-page.md" "$G/chapters/09-batching/README.md" "s
 expect_status 0 $? "sweep.sh, one verified cell"
 expect_grep '^09,reduce_batched,1048576,no-flush,64,256,8,1.0000,336.0,8,PASS,NVIDIA H200$' "$work/s2.csv" "sweep: --no-flush and --reps reach the CSV"
 expect_grep '--n 1048576 --reps 64 --warmup 1 --no-flush --block 256 --batch 8$' "$work/s2.log" "sweep: the chapter's command line"
+# --grid-study: 6 blocks x 16 values of K, at 2^27 flushed (5 runs) and 2^20 not flushed (64 runs).
+(cd "$G" && bash scripts/sweep.sh 09 --grid-study --out "$work/grid.csv") >/dev/null 2>&1
+expect_status 0 $? "sweep.sh --grid-study"
+expect_count 96 '^09,[^,]+,134217728,flush,5,' "$work/grid.csv" "sweep --grid-study: 96 cells at 2^27, L2 flushed, 5 runs"
+expect_count 96 '^09,[^,]+,1048576,no-flush,64,' "$work/grid.csv" "sweep --grid-study: 96 cells at 2^20, --no-flush, 64 runs"
+expect_grep '^09,-,1048576,no-flush,64,1024,32768,0,0,0,refused,' "$work/grid.csv" "sweep --grid-study: the last cell (refused by the fake)"
 (cd "$G" && FAKE_NOGPU=1 bash scripts/sweep.sh 09) >/dev/null 2>&1
 expect_status 77 $? "sweep.sh without a GPU"
 (cd "$G" && bash scripts/sweep.sh) >/dev/null 2>&1
