@@ -13,6 +13,7 @@ mkdir -p "$out"
 rm -rf "$out/warnings.log" "$out/html"
 exclude=""
 [ "${WB_DOCS_SOLUTIONS:-1}" = 0 ] && exclude="EXCLUDE = docs/pages/solutions.md"
+export WB_DOCS_SOLUTIONS  # read by docs/md_filter.sh
 # The Doxyfile is fixed; only where the output goes (and what is left out) is added here.
 { cat docs/Doxyfile; echo "OUTPUT_DIRECTORY = $out"; echo "WARN_LOGFILE = $out/warnings.log"; echo "$exclude"; } |
   doxygen - >"$out/doxygen.log" 2>&1 || {

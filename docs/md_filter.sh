@@ -9,9 +9,11 @@
 #     to an image under docs/results/ -> its file name (IMAGE_PATH); to any other file in the
 #     repository -> repo/PATH, a copy that docs/build.sh places beside the site's pages.
 # Links to addresses (http:, https:, mailto:) and to anchors in the same page stay as they are.
+# With WB_DOCS_SOLUTIONS=0 (a student build, docs/build.sh) a link to the solutions page becomes
+# its plain text, since that page is left out of the site.
 page=${1#"$(pwd)/"}
 page=${page#./}
-exec awk -v page="$page" '
+exec awk -v page="$page" -v no_solutions="${WB_DOCS_SOLUTIONS:-1}" '
   function label(path,   name) {
     if (path == "README.md") return "index"
     if (path ~ /^chapters\/[0-9][0-9]-[^\/]*\/README\.md$/) return "chapter" substr(path, 10, 2)
@@ -65,6 +67,10 @@ exec awk -v page="$page" '
       is_image = substr(link, 1, 1) == "!"
       split_at = index(link, "](")
       target = substr(link, split_at + 2, length(link) - split_at - 2)
+      if (no_solutions == "0" && !is_image && resolve(target) ~ /^docs\/pages\/solutions\.md(#.*)?$/) {
+        out = out before substr(link, 2, split_at - 2)
+        continue
+      }
       out = out before substr(link, 1, split_at + 1) rewrite(target, is_image) ")"
     }
     print out line

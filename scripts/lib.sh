@@ -68,6 +68,12 @@ wb_variants() {
   "$1" --help 2>/dev/null | sed -n 's/^ *--variant V *one of: *\(.*\) (default.*/\1/p'
 }
 
+# Print, space separated, the runs that cover every kernel of a chapter (scripts/variants.sh:
+# "all", else each variant but "sweep", else "-" for a chapter without --variant).
+wb_runs() {
+  sh "$WB_ROOT/scripts/variants.sh" "$1" | tr '\n' ' '
+}
+
 # Whether a chapter's --help lists a flag such as --racy, --block or --batch.
 wb_has_flag() {
   "$1" --help 2>/dev/null | grep -Eq -- "^ *$2( |$)"

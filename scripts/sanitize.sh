@@ -196,12 +196,8 @@ for id in "${chapters[@]}"; do
     echo "chapter$id: not built"
     continue
   fi
-  # Which runs cover the chapter's kernels: "all" where offered, else each variant. A
-  # "sweep" variant (chapter 11: sizes up to 2^31) is a benchmark, not a kernel: left out.
-  read -r -a runs <<<"$(wb_variants "$bin" | sed 's/\<sweep\>//g')"
-  if wb_in_list all "${runs[*]}"; then runs=(all)
-  elif [ ${#runs[@]} -eq 0 ]; then runs=(-)
-  fi
+  # Which runs cover the chapter's kernels (scripts/variants.sh).
+  read -r -a runs <<<"$(wb_runs "$bin")"
   edge_args=(--n "$edge_n" --offset 1 --reps 1 --warmup 0)
   wb_has_flag "$bin" --block && edge_args+=(--block 64)
   wb_has_flag "$bin" --batch && edge_args+=(--batch 2)

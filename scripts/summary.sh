@@ -142,15 +142,14 @@ do_run() {
       echo "chapter$id: not built"
       continue
     fi
-    # Every kernel: `--variant all` where offered, else each variant but "sweep" (run below).
-    read -r -a variants <<<"$(wb_variants "$bin" | sed 's/\<sweep\>//g')"
-    if wb_in_list all "${variants[*]}"; then
-      run_chapter "$id" main "chapter$id" --n "$n" --variant all
-    elif [ ${#variants[@]} -gt 0 ]; then
-      for v in "${variants[@]}"; do run_chapter "$id" main "chapter$id.$v" --n "$n" --variant "$v"; done
-    else
-      run_chapter "$id" main "chapter$id" --n "$n"
-    fi
+    # Every kernel, in the runs scripts/variants.sh names; a sweep variant runs below.
+    for v in $(wb_runs "$bin"); do
+      case $v in
+        -) run_chapter "$id" main "chapter$id" --n "$n" ;;
+        all) run_chapter "$id" main "chapter$id" --n "$n" --variant all ;;
+        *) run_chapter "$id" main "chapter$id.$v" --n "$n" --variant "$v" ;;
+      esac
+    done
     # A sweep variant chooses its own sizes.
     if wb_in_list sweep "$(wb_variants "$bin")"; then
       run_chapter "$id" sweep "chapter$id.sweep" --variant sweep

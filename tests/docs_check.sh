@@ -7,7 +7,8 @@
 #   - every line of a diff excerpt pasted into a page is still in the code it quotes
 #     (lines with "..." are schematic and skipped; a trailing // comment is not compared);
 #   - the site builds with zero warnings (docs/build.sh), and tests/html_check.py finds every link,
-#     anchor, code excerpt, results block and navigation link in place and no raw markup.
+#     anchor, code excerpt, results block and navigation link in place and no raw markup;
+#   - so does the student build without the solutions page (WB_DOCS_SOLUTIONS=0).
 # Exit 0 when all hold, 1 otherwise, 77 when doxygen or python3 is missing (after the static checks).
 cd "$(dirname "$0")/.." || exit 1
 out=${1:-build/docs-check}
@@ -71,4 +72,11 @@ if ! command -v python3 >/dev/null 2>&1; then
   say "python3 is not installed: the HTML check is skipped"
   exit 77
 fi
-python3 tests/html_check.py "$out/html"
+python3 tests/html_check.py "$out/html" || exit 1
+# The student build (make docs SOLUTIONS=0) leaves the solutions page out: nothing may link to it.
+WB_DOCS_SOLUTIONS=0 sh docs/build.sh "$out-student" >/dev/null || exit 1
+[ ! -f "$out-student/html/solutions.html" ] || { say "FAIL: the student build has the solutions page"; exit 1; }
+student=$(python3 tests/html_check.py "$out-student/html")
+rc=$?
+printf '%s\n' "$student" | sed 's/^/student build: /'
+exit $rc

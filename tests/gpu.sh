@@ -13,15 +13,11 @@ bin=$1
 shift
 log=$(mktemp "${TMPDIR:-/tmp}/wb-gpu.XXXXXX") || exit 1
 trap 'rm -f "$log"' EXIT
-variants=""
+# The runs that cover every kernel (scripts/variants.sh), unless the case names its variant.
 case " $* " in
-  *" --variant "*) ;;
-  *)
-    variants=$("$bin" --help | sed -n 's/^ *--variant V *one of:\(.*\)(default.*/\1/p')
-    case " $variants " in *" all "*) variants=all ;; esac
-    ;;
+  *" --variant "*) variants="-" ;;
+  *) variants=$(sh "$(dirname "$0")/../scripts/variants.sh" "$bin") ;;
 esac
-[ -n "$variants" ] || variants="-"
 status=0
 for v in $variants; do
   if [ "$v" = "-" ]; then set_v=""; else set_v="--variant $v"; fi
