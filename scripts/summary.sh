@@ -210,7 +210,8 @@ do_render() {
       *) rel=$dir pagerel=$dir/ uprel=$WB_ROOT/ ;;
     esac
     awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v pagerel="$pagerel" -v uprel="$uprel" \
-        -v frag="$frag/$i" -v slugs="$frag/slugs" -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
+        -v frag="$frag/$i" -v slugs="$frag/slugs" -v steps="$WB_ROOT/scripts/steps.txt" \
+        -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
     across=$(cd "$dir" && ls "$base"-chapter[0-9][0-9]-across-n.svg 2>/dev/null | tr '\n' ' ')
     echo "summary: wrote $dir/$base.md, $base.svg, a chart per chapter${across:+; across N: ${across% }}"
   done

@@ -7,7 +7,7 @@
 # rows of a chapter's sweep variant). A plain chapter CSV (ten columns) is read too: every row
 # is then "main" and the peak is recovered from gbps / pct_theoretical.
 #
-# Variables (-v): date (shown with the results), base (file name stem, e.g. h200), outdir
+# Variables (-v): steps (scripts/steps.txt), date (shown with the results), base (file name stem, e.g. h200), outdir
 # (where the .md and .svg files go), relpath (outdir as seen from the repository root, for the
 # README), pagerel (outdir as seen from a chapter page, chapters/NN-slug/), uprel (the root as
 # seen from outdir, ending in "/"), frag (directory for the page fragments), slugs (file of
@@ -27,7 +27,11 @@
 #   ceilings    chapter 00 at main N: copy = the faster of memcpy_d2d and copy_int4,
 #               read = read_sum_int4; reductions (01-11, 18) are compared with read, scans
 #               (12-17) with copy
-#   best        a chapter's fastest verified kernel at main N whose name does not start "cub_" or "cub::"
+#   best        a chapter's kernel in the README's table: the one scripts/steps.txt names for it
+#               (its step), else its fastest verified kernel at main N whose name does not start
+#               "cub_" or "cub::"
+#   alone       the rows of scripts/steps.txt's "alone" lines found at main N: one change each,
+#               timed against its baseline (the README's and results page's "Each change alone")
 #   vs previous best time of the previous chapter in the same part / this chapter's best time
 #   vs first    the same against the part's first chapter (01 for reductions, 12 for scans)
 #   vs CUB      the chapter's fastest cub_ time / its best time (above 1: faster than CUB)
@@ -120,7 +124,7 @@ function ceil_to(v, step,    q) { q = int(v / step - 1e-9); if (q * step < v - s
 
 # ---- analysis ------------------------------------------------------------------------------
 
-function analyse(    r, i, j, t, c, best_n, cnt) {
+function analyse(    r, i, j, t, c, best_n, cnt, line, w) {
   # Chapters in numeric order.
   for (i = 2; i <= nch; i++) {
     t = chs[i]
@@ -147,7 +151,18 @@ function analyse(    r, i, j, t, c, best_n, cnt) {
     c = ch[r]
     if (is_cub(kn[r])) { if (!(c in cub) || med[r] < med[cub[c]]) cub[c] = r }
     else if (!(c in best) || med[r] < med[best[c]]) best[c] = r
+    at_main[kn[r]] = r
   }
+  # The chapters whose step scripts/steps.txt names, and its one-change comparisons.
+  n_alone = 0
+  while (steps != "" && (getline line < steps) > 0) {
+    if (line ~ /^step / && split(line, w, " ") == 3 && (w[3] in at_main) && ch[at_main[w[3]]] == w[2]) best[w[2]] = at_main[w[3]]
+    if (line ~ /^alone / && split(line, w, " ") >= 4 && (w[2] in at_main) && (w[3] in at_main)) {
+      alone_row[++n_alone] = at_main[w[2]]; alone_base[n_alone] = at_main[w[3]]
+      t = line; sub(/^alone +[^ ]+ +[^ ]+ +/, "", t); alone_text[n_alone] = t
+    }
+  }
+  if (steps != "") close(steps)
   # Previous chapter and first chapter of the same part, among those with a best kernel.
   for (i = 1; i <= nch; i++) {
     c = chs[i]
@@ -183,6 +198,18 @@ function chapter_name(c) { return (c in slug) ? c " " slug[c] : c }
 # A chapter's name as a link to its page, from a file whose way to the root is `up`.
 function chapter_link(c, up) {
   return (c in slug) ? "[" c " " slug[c] "](" up "chapters/" c "-" slug[c] "/README.md)" : c
+}
+
+# "Each change alone": one row per steps.txt "alone" line found in the CSV.
+function alone_table(out, up,    i, r, b) {
+  if (n_alone == 0) return
+  print "| chapter | kernel | the one change | against | median ms | against ms | speedup |" > out
+  print "| --- | --- | --- | --- | ---: | ---: | ---: |" > out
+  for (i = 1; i <= n_alone; i++) {
+    r = alone_row[i]; b = alone_base[i]
+    printf "| %s | %s | %s | %s %s | %s | %s | %s |\n", chapter_link(ch[r], up), kn[r], alone_text[i], ch[b], kn[b], \
+      fmt_ms(med[r]), fmt_ms(med[b]), times(med[b], med[r]) > out
+  }
 }
 
 # The best-kernel-per-chapter table (the README's and base.md's); chapter pages linked with `up`.
@@ -513,11 +540,16 @@ END {
   else
     printf "Theoretical peak %.0f GB/s; no ceilings: this CSV lacks chapter 00's rows.\n", peak > md
   print "Reductions (4N bytes) are compared with the read-only ceiling, scans (8N bytes) with the copy ceiling." > md
-  print "Each chapter's line is its fastest verified kernel (CUB not counted); \"vs previous\" and \"vs 01 / 12\" are" > md
+  print "Each chapter's line is the step it teaches where scripts/steps.txt names one, else its fastest verified kernel (CUB" > md
+  print "not counted); \"vs previous\" and \"vs 01 / 12\" are" > md
   print "speedups over the previous chapter of the same part and over its first chapter (01 for reductions," > md
   print "12 for scans); \"vs CUB\" is CUB's time over ours, so above 1 means faster than CUB." > md
   printf "\n![Best GB/s per chapter on the %s](%s.svg)\n\n## Best kernel per chapter\n\n", xml(device), base > md
   best_table(md, uprel)
+  if (n_alone > 0) {
+    print "\n## Each change alone\n" > md
+    alone_table(md, uprel)
+  }
   print "\n## Every kernel\n" > md
   all_table(md)
   for (i = 1; i <= nch; i++) {
@@ -548,8 +580,13 @@ END {
     xml(device), date, pow2(main_n), xml(device), img, base > out
   printf "![Best GB/s per chapter on the %s](%s%s.svg)\n\n", xml(device), img, base > out
   best_table(out, "")
-  print "\nvs previous, vs 01 / 12: speedup of the chapter's fastest verified kernel over the previous chapter of the same" > out
-  print "part and over the part's first chapter; vs CUB: CUB's time over ours (above 1: faster than CUB)." > out
+  print "\nvs previous, vs 01 / 12: speedup of the chapter's kernel (the step it teaches, else its fastest) over the" > out
+  print "previous chapter's, in the same part, and over the part's first chapter; vs CUB: CUB's time over ours (above 1:" > out
+  print "faster than CUB)." > out
+  if (n_alone > 0) {
+    print "\nEach change alone, where a chapter times the changes of its step one at a time (speedup: the time against over the kernel's):\n" > out
+    alone_table(out, "")
+  }
   close(out)
 
   # Each chapter's block and marked chart; the across-N block and chart where there is a sweep.
