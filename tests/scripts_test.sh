@@ -60,7 +60,7 @@ make_root() {
   local root=$1 dir
   shift
   mkdir -p "$root/scripts" "$root/docs/results"
-  cp "$src"/scripts/*.sh "$src"/scripts/*.awk "$root/scripts/"
+  cp "$src"/scripts/*.sh "$src"/scripts/*.awk "$src"/scripts/*.txt "$root/scripts/"
   for dir in "$@"; do mkdir -p "$root/chapters/$dir"; done
 }
 
