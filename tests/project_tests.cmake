@@ -16,7 +16,8 @@ set_tests_properties(docs_browser PROPERTIES LABELS docs SKIP_RETURN_CODE 77 TIM
 
 # scripts/: summary.sh render on a fixture CSV, and summary.sh run, sanitize.sh and sweep.sh on
 # fake chapters and a fake compute-sanitizer, compared with tests/fixtures/scripts/expected/.
-add_test(NAME host_scripts COMMAND bash ${WB_TESTS}/scripts_test.sh)
+add_test(NAME host_scripts COMMAND ${CMAKE_COMMAND} -E env WB_TEST_COMMON=$<TARGET_FILE:test_common>
+         bash ${WB_TESTS}/scripts_test.sh)
 set_tests_properties(host_scripts PROPERTIES LABELS host TIMEOUT 300)
 
 # Every chapter under compute-sanitizer (racecheck, memcheck, synccheck, initcheck), clean in its

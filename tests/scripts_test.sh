@@ -307,6 +307,27 @@ for s in sanitize.sh summary.sh sweep.sh; do
   expect_grep '^usage: scripts/' "$work/usage.out" "$s -h prints the usage"
 done
 
+# ---- the stand-in chapter against the real formatter --------------------------------------
+
+# Every CSV line fake_chapter.sh prints must be what common/wb_report.h prints for the same
+# values (test_common --csv-row), so that the scripts are tested on the output they will read.
+if [ -n "${WB_TEST_COMMON:-}" ] && [ -x "$WB_TEST_COMMON" ]; then
+  for args in "00" "02 --variant all" "09 --block 64 --batch 4" "11" "11 --variant sweep"; do
+    # shellcheck disable=SC2086
+    bash "$fix/fake_chapter.sh" $args --csv 2>/dev/null >"$work/fake.csv"
+    header=$(head -1 "$work/fake.csv")
+    same=1
+    while IFS=, read -r c k nn b bt med mn g p v; do
+      real=$("$WB_TEST_COMMON" --csv-row "$c" "$k" "$nn" "$b" "$bt" "$med" "$mn" "$g" "$p" "$v")
+      [ "$(echo "$real" | head -1)" = "$header" ] || same=0
+      [ "$(echo "$real" | tail -1)" = "$c,$k,$nn,$b,$bt,$med,$mn,$g,$p,$v" ] || same=0
+    done < <(tail -n +2 "$work/fake.csv")
+    if [ $same = 1 ]; then ok; else bad "fake_chapter.sh $args --csv differs from the harness's formatter"; fi
+  done
+else
+  echo "scripts_test: WB_TEST_COMMON not set (ctest sets it): the stand-in's CSV is not compared with the formatter"
+fi
+
 echo "scripts_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
 

@@ -401,7 +401,27 @@ static void test_finish_status() {
          line == "FAILED: 2 of 3 kernel run(s) failed a check (see the FAIL lines above)");
 }
 
-int main() {
+// test_common --csv-row CHAPTER KERNEL N BLOCK BATCH MEDIAN_MS MIN_MS GBPS PCT PASS|FAIL: print the
+// CSV header and the row as the harness formats them, so that the scripts' stand-in chapter
+// (tests/fixtures/scripts/fake_chapter.sh) can be checked against the real formatter.
+static int print_csv_row(char** a) {
+  wb::Row r;
+  r.chapter = a[0];
+  r.kernel = a[1];
+  r.n = std::atoll(a[2]);
+  r.block = std::atoi(a[3]);
+  r.batch = std::atoi(a[4]);
+  r.median_ms = std::atof(a[5]);
+  r.min_ms = std::atof(a[6]);
+  r.gbps = std::atof(a[7]);
+  r.pct_theoretical = std::atof(a[8]);
+  r.verified = std::string(a[9]) == "PASS";
+  std::printf("%s\n%s\n", wb::csv_header(), wb::csv_row(r).c_str());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 12 && std::string(argv[1]) == "--csv-row") return print_csv_row(argv + 2);
   test_counts();
   test_parse_valid();
   test_parse_invalid();
