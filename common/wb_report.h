@@ -43,15 +43,15 @@ inline void set_bandwidth(Row& r, double peak_gbps) {
 
 /// The CSV header of the command-line contract in docs/pages/measuring.md.
 inline const char* csv_header() {
-  return "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified";
+  return "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm";
 }
 
 /// One CSV line (no newline), its columns in the order of csv_header().
 inline std::string csv_row(const Row& r) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%s,%lld,%d,%d,%.6f,%.6f,%.1f,%.1f,%s", r.chapter.c_str(),
+  std::snprintf(buf, sizeof buf, "%s,%s,%lld,%d,%d,%.6f,%.6f,%.1f,%.1f,%s,%d", r.chapter.c_str(),
                 r.kernel.c_str(), (long long)r.n, r.block, r.batch, r.median_ms, r.min_ms, r.gbps,
-                r.pct_theoretical, r.verified ? "PASS" : "FAIL");
+                r.pct_theoretical, r.verified ? "PASS" : "FAIL", r.blocks_per_sm);
   return buf;
 }
 

@@ -2,7 +2,8 @@
 # Called by `scripts/summary.sh render`; POSIX awk (tested with mawk), no GPU needed.
 #
 # Input: the CSV written by `summary.sh run`, one row per kernel run:
-#   chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,run,device,peak_gbps
+#   chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,run,device,peak_gbps
+# (blocks_per_sm is absent from CSVs written before it existed: columns past the tenth are read by name)
 # (the first ten columns are a chapter's own --csv output; `run` is "main", or "sweep" for the
 # rows of a chapter's sweep variant). A plain chapter CSV (ten columns) is read too: every row
 # is then "main" and the peak is recovered from gbps / pct_theoretical.
@@ -47,6 +48,9 @@ NR == 1 {
     bad_input = 1
     exit 1
   }
+  # The columns after the first ten are found by name (a CSV written before blocks_per_sm
+  # existed has run, device and peak_gbps right after verified).
+  for (i = 11; i <= NF; i++) col[$i] = i
   next
 }
 
@@ -54,9 +58,9 @@ NF >= 10 && $1 ~ /^[0-9][0-9]$/ {
   r = ++rows
   ch[r] = $1; kn[r] = $2; nn[r] = $3 + 0; blk[r] = $4; bat[r] = $5
   med[r] = $6 + 0; mn[r] = $7 + 0; gb[r] = $8 + 0; pc[r] = $9 + 0; ok[r] = ($10 == "PASS")
-  run[r] = (NF >= 11 && $11 != "") ? $11 : "main"
-  if (NF >= 12 && device == "") device = $12
-  if (NF >= 13 && peak_col == 0) peak_col = $13 + 0
+  run[r] = (("run" in col) && $col["run"] != "") ? $col["run"] : "main"
+  if (("device" in col) && device == "") device = $col["device"]
+  if (("peak_gbps" in col) && peak_col == 0) peak_col = $col["peak_gbps"] + 0
   if (peak_guess == 0 && pc[r] > 0) peak_guess = gb[r] * 100 / pc[r]
   if (!(ch[r] in seen)) { seen[ch[r]] = 1; chs[++nch] = ch[r] }
 }
