@@ -8,10 +8,12 @@
 /// same kernel on those partials, and again on theirs, until one block is left, and that
 /// block writes the answer.
 ///
-/// What it teaches: `tid % (2 * stride) == 0` chooses threads spread across every warp, so each
-/// step keeps (nearly) every warp of the block busy although most of their lanes sit idle: warp
-/// divergence. The modulo costs more than the add it guards. Chapter 04 packs the working
-/// threads into as few warps as possible.
+/// What it teaches: `tid % (2 * stride) == 0` chooses threads spread across every warp, so every
+/// step keeps every warp of the block busy although most of their lanes sit idle. The source
+/// branches per thread, but the compiler turns the guarded add into predicated instructions: the
+/// warps do not diverge (the counters show no divergent branch); they issue every step with most
+/// lanes masked off, and the modulo costs more than the add it guards. Chapter 04 drops the modulo
+/// and packs the working threads into as few warps as possible.
 ///
 /// Since chapter 02: the atomics are gone, and with them the zeroed counter; instead the
 /// launcher makes several passes, ping-ponging between two scratch buffers. The order of the
@@ -37,7 +39,7 @@ __global__ void reduce_tree_divergent(const int* in, int64_t n, int* partials) {
   // [step]
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
     // Threads 0, 2s, 4s, ... each add the value s places away: the working lanes are spread
-    // over every warp, so every warp executes the step while most of its lanes wait.
+    // over every warp, so every warp executes the step (predicated) while most of its lanes wait.
     if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];
     __syncthreads();
   }
