@@ -167,3 +167,34 @@ wb_splice() {
   rm -f "$tmp"
   return "$rc"
 }
+
+# The command line of a script with a run stage (needs the GPU) and a render stage (reads the CSV
+# that run wrote): `run ARGS`, `render ARGS`, or `all ARGS` (run, then render what it wrote;
+# --date goes to render, everything else to run). The script defines usage, do_run (which sets
+# csv_path to the CSV it wrote) and do_render. Exits with the script's status.
+wb_run_render_main() {
+  local cmd=${1:-} run_status
+  [ $# -gt 0 ] && shift
+  case $cmd in
+    -h|--help) usage; exit 0 ;;
+    run) do_run "$@"; exit $? ;;
+    render) do_render "$@"; exit $? ;;
+    all)
+      local run_args=() render_args=()
+      while [ $# -gt 0 ]; do
+        case $1 in
+          --date) render_args+=(--date "${2:?--date needs a value}"); shift ;;
+          *) run_args+=("$1") ;;
+        esac
+        shift
+      done
+      csv_path=""
+      do_run "${run_args[@]}"
+      run_status=$?
+      [ -n "$csv_path" ] && [ -f "$csv_path" ] || exit 1
+      do_render "${render_args[@]}" "$csv_path" || exit 1
+      exit "$run_status"
+      ;;
+    *) usage >&2; exit 2 ;;
+  esac
+}

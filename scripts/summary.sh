@@ -262,28 +262,4 @@ do_render() {
 
 # ---- main ----------------------------------------------------------------------------------
 
-cmd=${1:-}
-[ $# -gt 0 ] && shift
-case $cmd in
-  -h|--help) usage; exit 0 ;;
-  run) do_run "$@"; exit $? ;;
-  render) do_render "$@"; exit $? ;;
-  all)
-    # run takes N and its options; render only --date and the CSV that run wrote.
-    run_args=() render_args=()
-    while [ $# -gt 0 ]; do
-      case $1 in
-        --date) render_args+=(--date "${2:?--date needs a value}"); shift ;;
-        *) run_args+=("$1") ;;
-      esac
-      shift
-    done
-    csv_path=""
-    do_run "${run_args[@]}"
-    run_status=$?
-    [ -n "$csv_path" ] && [ -f "$csv_path" ] || exit 1
-    do_render "${render_args[@]}" "$csv_path" || exit 1
-    exit "$run_status"
-    ;;
-  *) usage >&2; exit 2 ;;
-esac
+wb_run_render_main "$@"

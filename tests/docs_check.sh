@@ -36,6 +36,10 @@ rm -f "${TMPDIR:-/tmp}/wb-docs-raw.$$"
 outside=$(grep -n -E 'CONTRACT\.md|SYLLABUS\.md|STYLE\.md|TOOLCHAIN\.md|\.\./shared|seeds/' $pages common/* scripts/* 2>/dev/null)
 [ -z "$outside" ] || bad "pages or code name files outside the repository:
 $outside"
+# Names the reader never learns: the source write-ups go by author and title.
+private=$(grep -n -i -E 'seed 00[0-9]|seed00[0-9]' $pages common/* scripts/* chapters/*/*.cu 2>/dev/null)
+[ -z "$private" ] || bad "pages or code name a source by a private number instead of author and title:
+$private"
 
 # Excerpts of a diff pasted into a page (lines starting + or - inside a fenced block other than the
 # generated diff) must still be true: a + line is in this chapter's program, a - line in the
