@@ -168,6 +168,45 @@ wb_splice() {
   return "$rc"
 }
 
+# What a chapter's exit status means (the command-line contract in docs/pages/measuring.md).
+wb_exit_meaning() {
+  case $1 in
+    1) echo "a result was wrong${2:+$2}" ;;
+    2) echo "bad command line" ;;
+    3) echo "CUDA error" ;;
+    77) echo "no usable GPU" ;;
+    124) echo "timed out" ;;
+    *) echo "exit $1" ;;
+  esac
+}
+
+# Record a failed run of chapter ID with status RC in the caller's failures array and
+# chapter_failed text. STEM is the run's log name, chapterNN[.variant][.log], so that the message
+# names the variant; NOTES is the file to read; WHY1 is added to the meaning of exit 1.
+wb_run_failed() {
+  local id=$1 stem=$2 rc=$3 notes=$4 why1=${5:-} what
+  what=${stem##*/chapter"$id"}
+  what=${what%.log}
+  what=${what#.}
+  what="${what:+--variant $what: }$(wb_exit_meaning "$rc" "$why1")"
+  failures+=("chapter$id $what (notes: $notes)")
+  chapter_failed="${chapter_failed:+$chapter_failed; }$what"
+}
+
+# For results written into DIR, set rel (DIR as seen from the repository root, for README.md),
+# pagerel (DIR as seen from a chapter page, chapters/NN-slug/, ending in "/") and uprel (the root
+# as seen from DIR, ending in "/"); absolute paths when DIR is outside the repository.
+wb_result_paths() {
+  case $1/ in
+    "$WB_ROOT"/*)
+      rel=${1#"$WB_ROOT"/}
+      pagerel=../../${rel:+$rel/}
+      uprel=$(echo "${rel:+$rel/}" | sed 's|[^/][^/]*/|../|g')
+      ;;
+    *) rel=$1 pagerel=$1/ uprel=$WB_ROOT/ ;;
+  esac
+}
+
 # The command line of a script with a run stage (needs the GPU) and a render stage (reads the CSV
 # that run wrote): `run ARGS`, `render ARGS`, or `all ARGS` (run, then render what it wrote;
 # --date goes to render, everything else to run). The script defines usage, do_run (which sets

@@ -137,17 +137,6 @@ check_permission() {
 }
 
 # What an exit status of a chapter under ncu means.
-exit_meaning() {
-  case $1 in
-    1) echo "a result was wrong, or ncu failed" ;;
-    2) echo "bad command line" ;;
-    3) echo "CUDA error" ;;
-    77) echo "no usable GPU" ;;
-    124) echo "timed out" ;;
-    *) echo "exit $1" ;;
-  esac
-}
-
 do_run() {
   local n=2^24 out=$WB_ROOT/docs/results logs=$WB_ROOT/build/profile chosen="" arg id
   while [ $# -gt 0 ]; do
@@ -237,13 +226,7 @@ do_run() {
     cat "$got" >>"$rows"
     chapter_rows=$((chapter_rows + $(awk -F, '$3 == "timed"' "$got" | wc -l)))
     rm -f "$got"
-    if [ "$rc" != 0 ]; then
-      local what=${stem##*/chapter"$id"}
-      what=${what#.}
-      what="${what:+--variant $what: }$(exit_meaning "$rc")"
-      failures+=("chapter$id ${what} (notes: $stem.log)")
-      chapter_failed="${chapter_failed:+$chapter_failed; }$what"
-    fi
+    [ "$rc" = 0 ] || wb_run_failed "$id" "$stem" "$rc" "$stem.log" ", or ncu failed"
   }
 
   local start v chapter_rows chapter_failed
@@ -336,13 +319,7 @@ do_render() {
     base=$(basename "$csv" .csv)
     # How a chapter page (chapters/NN-slug/) reaches the CSV's directory, and how the
     # counters page reaches the repository root.
-    case $dir/ in
-      "$WB_ROOT"/*)
-        pagerel=../../${dir#"$WB_ROOT"/}/
-        uprel=$(echo "${dir#"$WB_ROOT"/}/" | sed 's|[^/][^/]*/|../|g')
-        ;;
-      *) pagerel=$dir/ uprel=$WB_ROOT/ ;;
-    esac
+    wb_result_paths "$dir"
     awk -v date="$d" -v base="$base" -v outdir="$dir" -v pagerel="$pagerel" -v uprel="$uprel" \
         -v frag="$frag/$i" -v slugs="$frag/slugs" -f "$WB_ROOT/scripts/profile_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
     wb_say "wrote $dir/$base.md"

@@ -58,17 +58,6 @@ EOF
 # ---- run -----------------------------------------------------------------------------------
 
 # What a chapter's exit status means (the same for every chapter: common/wb_options.h).
-exit_meaning() {
-  case $1 in
-    1) echo "a result was wrong" ;;
-    2) echo "bad command line" ;;
-    3) echo "CUDA error" ;;
-    77) echo "no usable GPU" ;;
-    124) echo "timed out" ;;
-    *) echo "exit $1" ;;
-  esac
-}
-
 do_run() {
   local n=2^30 out=$WB_ROOT/docs/results logs=$WB_ROOT/build/summary
   while [ $# -gt 0 ]; do
@@ -122,14 +111,7 @@ do_run() {
     ' "$got" >>"$rows"
     chapter_rows=$((chapter_rows + $(awk -F, -v id="$id" 'NF == 11 && $1 == id' "$got" | wc -l)))
     rm -f "$got"
-    if [ "$rc" != 0 ]; then
-      local what=${log##*/chapter"$id"}
-      what=${what%.log}
-      what=${what#.}
-      what="${what:+--variant $what: }$(exit_meaning "$rc")"
-      failures+=("chapter$id ${what} (notes: $log)")
-      chapter_failed="${chapter_failed:+$chapter_failed; }$what"
-    fi
+    [ "$rc" = 0 ] || wb_run_failed "$id" "$log" "$rc" "$log"
   }
 
   local start v chapter_rows chapter_failed
@@ -199,16 +181,8 @@ do_render() {
     d=${date:-$(date -r "$csv" +%Y-%m-%d)}
     dir=$(cd "$(dirname "$csv")" && pwd)
     base=$(basename "$csv" .csv)
-    # How the repository README (rel) and a chapter page, chapters/NN-slug/ (pagerel), reach
-    # files beside the CSV, and how the results page reaches the root (uprel).
-    case $dir/ in
-      "$WB_ROOT"/*)
-        rel=${dir#"$WB_ROOT"/}
-        pagerel=../../${rel:+$rel/}
-        uprel=$(echo "${rel:+$rel/}" | sed 's|[^/][^/]*/|../|g')
-        ;;
-      *) rel=$dir pagerel=$dir/ uprel=$WB_ROOT/ ;;
-    esac
+    # How the README (rel), a chapter page (pagerel) and the results page (uprel) reach each other.
+    wb_result_paths "$dir"
     awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v pagerel="$pagerel" -v uprel="$uprel" \
         -v frag="$frag/$i" -v slugs="$frag/slugs" -v steps="$WB_ROOT/scripts/steps.txt" \
         -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
