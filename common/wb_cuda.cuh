@@ -386,6 +386,7 @@ struct Case {
   int batch = 0;           ///< elements per thread (0: not applicable)
   double bytes = 0;        ///< bytes moved per run; 0 means the Spec's op x n
   int blocks_per_sm = 0;   ///< occupancy to report (0: unknown)
+  std::string config = "";  ///< the tuning that produced the row, for the CSV ("" where there is none)
 };
 
 /// Times, verifies and reports the kernels of one chapter run (the command-line contract in
@@ -437,6 +438,7 @@ class Bench {
     r.batch = c.batch;
     r.bytes = c.bytes > 0 ? c.bytes : bytes_per_element(spec_.op) * double(c.n);
     r.blocks_per_sm = c.blocks_per_sm;
+    r.config = c.config;
 
     // The expected output goes to the device once; every run is compared with it there, so
     // that a race that strikes once in a hundred runs is caught at any N.

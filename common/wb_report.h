@@ -23,6 +23,7 @@ struct Row {
   double gbps = 0;            ///< bytes / 1e9 / median seconds
   double pct_theoretical = 0; ///< gbps as a percentage of the device's theoretical peak
   int blocks_per_sm = 0;      ///< resident blocks per SM from the occupancy API, 0 if unknown
+  std::string config;         ///< the tuning that produced the row ("key=value ..."), or empty
   bool verified = false;      ///< every check of this kernel's output passed
   std::string note;           ///< free text for the human table only (e.g. "1.04x CUB")
 };
@@ -43,15 +44,18 @@ inline void set_bandwidth(Row& r, double peak_gbps) {
 
 /// The CSV header of the command-line contract in docs/pages/measuring.md.
 inline const char* csv_header() {
-  return "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm";
+  return "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,config";
 }
 
-/// One CSV line (no newline), its columns in the order of csv_header().
+/// One CSV line (no newline), its columns in the order of csv_header(). A comma in `config`
+/// would split the column, so it is written as a semicolon.
 inline std::string csv_row(const Row& r) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%s,%s,%lld,%d,%d,%.6f,%.6f,%.1f,%.1f,%s,%d", r.chapter.c_str(),
+  std::string config = r.config;
+  std::replace(config.begin(), config.end(), ',', ';');
+  char buf[768];
+  std::snprintf(buf, sizeof buf, "%s,%s,%lld,%d,%d,%.6f,%.6f,%.1f,%.1f,%s,%d,%s", r.chapter.c_str(),
                 r.kernel.c_str(), (long long)r.n, r.block, r.batch, r.median_ms, r.min_ms, r.gbps,
-                r.pct_theoretical, r.verified ? "PASS" : "FAIL", r.blocks_per_sm);
+                r.pct_theoretical, r.verified ? "PASS" : "FAIL", r.blocks_per_sm, config.c_str());
   return buf;
 }
 

@@ -106,10 +106,10 @@ do_run() {
     rc=$?
     awk -F, -v tag="$tag" -v device="$device" -v peak="$peak" -v id="$id" '
       $1 == "chapter" { next }
-      NF == 11 && $1 == id { print $0 "," tag "," device "," peak; next }
+      NF == 12 && $1 == id { print $0 "," tag "," device "," peak; next }
       NF > 0 { print "summary.sh: ignored a line of chapter" id "'\''s output: " $0 > "/dev/stderr" }
     ' "$got" >>"$rows"
-    chapter_rows=$((chapter_rows + $(awk -F, -v id="$id" 'NF == 11 && $1 == id' "$got" | wc -l)))
+    chapter_rows=$((chapter_rows + $(awk -F, -v id="$id" 'NF == 12 && $1 == id' "$got" | wc -l)))
     rm -f "$got"
     [ "$rc" = 0 ] || wb_run_failed "$id" "$log" "$rc" "$log"
   }
@@ -145,7 +145,7 @@ do_run() {
 
   csv_path=$out/$slug.csv
   {
-    echo "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,run,device,peak_gbps"
+    echo "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,config,run,device,peak_gbps"
     cat "$rows"
   } >"$csv_path.tmp" && mv "$csv_path.tmp" "$csv_path"
   rm -f "$rows"

@@ -2,8 +2,8 @@
 # Called by `scripts/summary.sh render`; POSIX awk (tested with mawk), no GPU needed.
 #
 # Input: the CSV written by `summary.sh run`, one row per kernel run:
-#   chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,run,device,peak_gbps
-# (blocks_per_sm is absent from CSVs written before it existed: columns past the tenth are read by name)
+#   chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,config,run,device,peak_gbps
+# (blocks_per_sm and config are absent from CSVs written before they existed: columns past the tenth are read by name)
 # (the first ten columns are a chapter's own --csv output; `run` is "main", or "sweep" for the
 # rows of a chapter's sweep variant). A plain chapter CSV (ten columns) is read too: every row
 # is then "main" and the peak is recovered from gbps / pct_theoretical.

@@ -174,7 +174,7 @@ for config in "${configs[@]}"; do
       rc=$?
       printf '%s\n' "$table" >>"$log"
       # The chapter's CSV rows (the command-line contract in docs/pages/measuring.md):
-      # chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm.
+      # chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,config.
       rows=$(printf '%s\n' "$table" | awk -F, -v id="$id" -v fl="$fl" -v rp="$rp" -v b="$b" -v k="$k" -v dev="$device" '
         $1 == id && NF >= 11 && ($10 == "PASS" || $10 == "FAIL") {
           printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", id, $2, $3, fl, rp, b, k, $6, $8, $11, $10, dev

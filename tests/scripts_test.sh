@@ -217,7 +217,7 @@ expect_file "$fix/expected/run.out" "$work/run.norm" "run: progress lines"
 expect_status 1 $? "summary.sh run with a failing chapter"
 expect_grep '^chapter02: FAILED \(a result was wrong\), 3 row\(s\)' "$work/run-fail.out" "run: a failed chapter is reported"
 expect_grep 'chapter02 a result was wrong \(notes: .*/build/summary/chapter02.log\)' "$work/run-fail.out" "run: the failure list names the log"
-expect_count 3 ',FAIL,[0-9]*,main,' "$G/docs/results/h200.csv" "run: the failed chapter's rows are kept"
+expect_count 3 ',FAIL,[0-9]*,[^,]*,main,' "$G/docs/results/h200.csv" "run: the failed chapter's rows are kept"
 
 (cd "$G" && FAKE_NOGPU=1 bash scripts/summary.sh run) >"$work/run-nogpu.out" 2>&1
 expect_status 77 $? "summary.sh run without a GPU"
@@ -317,10 +317,10 @@ if [ -n "${WB_TEST_COMMON:-}" ] && [ -x "$WB_TEST_COMMON" ]; then
     bash "$fix/fake_chapter.sh" $args --csv 2>/dev/null >"$work/fake.csv"
     header=$(head -1 "$work/fake.csv")
     same=1
-    while IFS=, read -r c k nn b bt med mn g p v o; do
-      real=$("$WB_TEST_COMMON" --csv-row "$c" "$k" "$nn" "$b" "$bt" "$med" "$mn" "$g" "$p" "$v" "$o")
+    while IFS=, read -r c k nn b bt med mn g p v o cfg; do
+      real=$("$WB_TEST_COMMON" --csv-row "$c" "$k" "$nn" "$b" "$bt" "$med" "$mn" "$g" "$p" "$v" "$o" "$cfg")
       [ "$(echo "$real" | head -1)" = "$header" ] || same=0
-      [ "$(echo "$real" | tail -1)" = "$c,$k,$nn,$b,$bt,$med,$mn,$g,$p,$v,$o" ] || same=0
+      [ "$(echo "$real" | tail -1)" = "$c,$k,$nn,$b,$bt,$med,$mn,$g,$p,$v,$o,$cfg" ] || same=0
     done < <(tail -n +2 "$work/fake.csv")
     if [ $same = 1 ]; then ok; else bad "fake_chapter.sh $args --csv differs from the harness's formatter"; fi
   done

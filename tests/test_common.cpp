@@ -244,7 +244,7 @@ static void test_mismatch() {
 
 static void test_report() {
   EXPECT(std::string(wb::csv_header()) ==
-         "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm");
+         "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,blocks_per_sm,config");
   wb::Row r;
   r.chapter = "05";
   r.kernel = "reduce_tree_sequential";
@@ -257,9 +257,11 @@ static void test_report() {
   r.verified = true;
   r.blocks_per_sm = 8;
   wb::set_bandwidth(r, 4294.967296);  // exactly half the peak
-  EXPECT(csv_row(r) == "05,reduce_tree_sequential,1073741824,256,1,2.000000,1.500000,2147.5,50.0,PASS,8");
+  EXPECT(csv_row(r) == "05,reduce_tree_sequential,1073741824,256,1,2.000000,1.500000,2147.5,50.0,PASS,8,");
   r.verified = false;
-  EXPECT(csv_row(r).substr(csv_row(r).size() - 7) == ",FAIL,8");
+  EXPECT(csv_row(r).substr(csv_row(r).size() - 8) == ",FAIL,8,");
+  r.config = "tile=256x32 a,b";  // a comma cannot split the column
+  EXPECT(csv_row(r).substr(csv_row(r).size() - 23) == ",FAIL,8,tile=256x32 a;b");
   EXPECT(wb::median({3, 1, 2}) == 2.0);
   EXPECT(wb::median({4, 1, 3, 2}) == 2.5);
   EXPECT(wb::describe_n(1024) == "1024 (2^10)");
@@ -402,7 +404,7 @@ static void test_finish_status() {
          line == "FAILED: 2 of 3 kernel run(s) failed a check (see the FAIL lines above)");
 }
 
-// test_common --csv-row CHAPTER KERNEL N BLOCK BATCH MEDIAN_MS MIN_MS GBPS PCT PASS|FAIL BLOCKS_PER_SM: print the
+// test_common --csv-row CHAPTER KERNEL N BLOCK BATCH MEDIAN_MS MIN_MS GBPS PCT PASS|FAIL BLOCKS_PER_SM CONFIG: print the
 // CSV header and the row as the harness formats them, so that the scripts' stand-in chapter
 // (tests/fixtures/scripts/fake_chapter.sh) can be checked against the real formatter.
 static int print_csv_row(char** a) {
@@ -418,12 +420,13 @@ static int print_csv_row(char** a) {
   r.pct_theoretical = std::atof(a[8]);
   r.verified = std::string(a[9]) == "PASS";
   r.blocks_per_sm = std::atoi(a[10]);
+  r.config = a[11];
   std::printf("%s\n%s\n", wb::csv_header(), wb::csv_row(r).c_str());
   return 0;
 }
 
 int main(int argc, char** argv) {
-  if (argc == 13 && std::string(argv[1]) == "--csv-row") return print_csv_row(argv + 2);
+  if (argc == 14 && std::string(argv[1]) == "--csv-row") return print_csv_row(argv + 2);
   test_counts();
   test_parse_valid();
   test_parse_invalid();

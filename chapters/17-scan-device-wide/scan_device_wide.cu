@@ -21,10 +21,19 @@
 /// its value or a stale copy from its own SM's L1 cache.
 ///
 /// Since chapter 16: the tile code (load_tile, store_tile, the warp and block scans) is
-/// chapter 16's, turned into functions that three kernels share; new are the carries
-/// between tiles, the tile counter and statuses, and the CUB baseline. The single-pass
-/// kernel also reorders the block's work: it sums its tile first and publishes that sum,
-/// then scans the tile while its predecessors finish, and only then waits for its carry.
+/// chapter 16's, turned into functions that the kernels share; new are the carries between
+/// tiles, the tile counter and statuses, and the CUB baseline. The single-pass kernel also
+/// reorders the block's work: it publishes its tile's sum as soon as it has it, then
+/// finishes the scan inside its tile while its predecessors finish, and only then waits
+/// for its carry.
+///
+/// Beyond the plain single pass, two steps, each its own variant and each measured alone
+/// on the page: `single_pass_no_memset` tags every status with the launch's number (an
+/// epoch), so that statuses left by an earlier launch read as "not ready" and no memset is
+/// needed before a launch; `single_pass_tuned` also takes its tile size and its look-back
+/// delays from a ScanPolicy chosen for the input and the running GPU (choose_policy()).
+/// `--variant sweep` runs CUB and the single passes at every power of two from 2^8 to N
+/// (default 2^31).
 
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
@@ -35,19 +44,38 @@
 constexpr int kBlock = 256;
 
 /// Elements per thread (K) unless --batch says otherwise; a tile is block x K elements.
+/// The tuned variant takes kSmallInputBatch instead for small inputs (choose_policy()).
 constexpr int kBatch = 32;
 
 /// The largest K: the padded layout of load_tile is conflict-free for powers of two up to 32.
 constexpr int kMaxBatch = 32;
 
 /// Nanoseconds a tile sleeps after publishing its aggregate before its first look at its
-/// predecessors, and between looks while one it needs is not ready. Most of the waiting
-/// is for predecessors that are still loading their tiles, so looking sooner only finds
-/// them unfinished and spends status loads; a sleep lets them publish first. Chosen by
-/// timing on an H200 (the page shows the grid, and the cliff above 4000 ns there).
-constexpr unsigned kFirstLookDelayNs = 3000;
-/// See kFirstLookDelayNs.
-constexpr unsigned kPollDelayNs = 1000;
+/// predecessors, and between looks while one it needs is not ready, when the grid is larger
+/// than one wave of resident blocks. Then most of the waiting is for predecessors that are
+/// still loading their tiles, so looking sooner only finds them unfinished; a sleep lets
+/// them publish first. Chosen by timing on an H200 (the page shows the grid, and the cliff
+/// above 4000 ns there).
+constexpr unsigned kPatientFirstLookNs = 3000;
+/// See kPatientFirstLookNs.
+constexpr unsigned kPatientPollNs = 1000;
+/// The tuned variant's delays when the whole grid fits in one wave: every tile starts at
+/// once, the kernel lasts a few microseconds, and a 3 us sleep would be most of it.
+constexpr unsigned kEagerFirstLookNs = 0;
+/// See kEagerFirstLookNs.
+constexpr unsigned kEagerPollNs = 100;
+/// Tiles one look-back step inspects: one per lane of the looking warp.
+constexpr int kWindow = 32;
+/// The tuned variant uses tiles of block x kSmallInputBatch when tiles of block x kBatch
+/// would number fewer than this: a small input is all latency, and a short tile has less
+/// serial work per thread and spreads over more SMs.
+constexpr int64_t kSmallInputTiles = 16;
+/// See kSmallInputTiles.
+constexpr int kSmallInputBatch = 8;
+/// The smallest N of `--variant sweep`.
+constexpr int64_t kSweepFrom = int64_t(1) << 8;
+/// The largest N of `--variant sweep` when --n is not given.
+constexpr int64_t kSweepDefaultN = int64_t(1) << 31;
 
 /// Threads of the single block that scans the tile sums (reduce-then-scan's second pass).
 constexpr int kSumsBlock = 1024;
@@ -80,9 +108,10 @@ __device__ int warp_inclusive_scan(int value) {
   return value;
 }
 
-/// Sum of one value per lane across a full warp, every lane receiving it.
-/// sm_80 and later add in one instruction; older GPUs use a butterfly of shuffles.
-__device__ int warp_sum(int value) {
+/// Sum of one value per lane across a full warp, every lane receiving it (chapters 07-11's
+/// warp_sum leaves it in lane 0 only, hence the different name). sm_80 and later add in one
+/// instruction; older GPUs use a butterfly of shuffles, after which every lane has the sum.
+__device__ int warp_sum_to_all(int value) {
 #if WB_HAS_REDUCE_ADD
   return __reduce_add_sync(kFullMask, value);
 #else
@@ -93,24 +122,26 @@ __device__ int warp_sum(int value) {
 }
 // [warp]
 
-/// Exclusive scan of one value per thread across the block (chapter 15's two levels),
-/// with the block's total in `block_total`. `warp_sums` is a shared array of 32 ints.
-/// It holds two barriers, so every thread of the block must call it.
-__device__ int block_exclusive_scan(int value, int* warp_sums, int& block_total) {
+// [block]
+/// The sum of one value per thread across the block, returned to every thread. Each warp
+/// leaves its total in `warp_totals` (a shared array of 32 ints), which block_exclusive_prefix()
+/// then reads. It holds a barrier, so every thread of the block must call it.
+__device__ int block_sum(int value, int* warp_totals) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int inclusive = warp_inclusive_scan(value);
-  if (lane == kWarp - 1) warp_sums[warp] = inclusive;
+  const int warp_total = warp_sum_to_all(value);
+  if (lane == 0) warp_totals[warp] = warp_total;
   __syncthreads();
-  if (warp == 0) {
-    const int warps = int(blockDim.x) / kWarp;
-    const int total = lane < warps ? warp_sums[lane] : 0;
-    // Entry w becomes the sum of warps 0 to w. Each lane reads and writes only its own.
-    warp_sums[lane] = warp_inclusive_scan(total);
-  }
-  __syncthreads();
-  block_total = warp_sums[int(blockDim.x) / kWarp - 1];
-  return (warp > 0 ? warp_sums[warp - 1] : 0) + inclusive - value;
+  return warp_sum_to_all(lane < int(blockDim.x) / kWarp ? warp_totals[lane] : 0);
 }
+
+/// After block_sum(value, warp_totals): the sum of the values of all threads before this one
+/// (chapter 15's two levels: the lanes before it in its warp, then the warps before its own).
+__device__ int block_exclusive_prefix(int value, const int* warp_totals) {
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int warps_before = warp_sum_to_all(lane < warp ? warp_totals[lane] : 0);
+  return warps_before + warp_inclusive_scan(value) - value;
+}
+// [block]
 
 // [transpose]
 /// Chapter 16's coalesced load: thread t gets the tile's K consecutive elements
@@ -179,8 +210,7 @@ __global__ void __launch_bounds__(1024) reduce_tiles(const int* in, int64_t n, i
 #pragma unroll
   for (int j = 0; j < K; ++j)
     if (first + j * kWarp < count) sum += tile[first + j * kWarp];
-  int tile_total;
-  block_exclusive_scan(sum, warp_sums, tile_total);
+  const int tile_total = block_sum(sum, warp_sums);
   if (threadIdx.x == 0) tile_sums[blockIdx.x] = tile_total;
 }
 
@@ -197,8 +227,9 @@ __global__ void __launch_bounds__(1024) scan_tile_sums(int* sums, int64_t count)
     const int valid = count - first < chunk ? int(count - first) : chunk;
     int items[K];
     load_tile<K>(sums + first, valid, stage, items);
-    int chunk_total;
-    const int before = carry + block_exclusive_scan(thread_scan<K>(items), warp_sums, chunk_total);
+    const int thread_total = thread_scan<K>(items);
+    const int chunk_total = block_sum(thread_total, warp_sums);
+    const int before = carry + block_exclusive_prefix(thread_total, warp_sums);
 #pragma unroll
     for (int i = 0; i < K; ++i) items[i] += before;
     store_tile<K>(sums + first, valid, stage, items);
@@ -221,8 +252,9 @@ __global__ void __launch_bounds__(1024)
   const int carry = blockIdx.x > 0 ? tile_sums[blockIdx.x - 1] : 0;
   int items[K];
   load_tile<K>(in + first, count, stage, items);
-  int tile_total;
-  const int before = carry + block_exclusive_scan(thread_scan<K>(items), warp_sums, tile_total);
+  const int thread_total = thread_scan<K>(items);
+  block_sum(thread_total, warp_sums);
+  const int before = carry + block_exclusive_prefix(thread_total, warp_sums);
 #pragma unroll
   for (int i = 0; i < K; ++i) items[i] += before;
   store_tile<K>(out + first, count, stage, items);
@@ -230,19 +262,41 @@ __global__ void __launch_bounds__(1024)
 // [reduce_then_scan]
 
 // [status]
-/// A tile's status: the flag in the high 32 bits, a value in the low 32 bits. One 64-bit
-/// word, so that one atomic store publishes both and one atomic load reads both.
+/// A tile's status: one 64-bit word, so that one atomic store publishes all of it and one
+/// atomic load reads all of it. The high 32 bits hold the launch's epoch (bits 2 to 31) and
+/// the flag (bits 0 and 1); the low 32 bits hold the value.
 using TileStatus = unsigned long long;
 
-/// Flag: the tile has published nothing yet (what the memset before each run leaves).
-constexpr unsigned kNotReady = 0;
 /// Flag: the value is the tile's own sum (its aggregate).
 constexpr unsigned kAggregate = 1;
 /// Flag: the value is the sum of the tile and every tile before it (its inclusive prefix).
 constexpr unsigned kPrefix = 2;
+/// Epochs run from 1 to this one; then every status word is cleared and they start again
+/// at 1. So a word of epoch 0 (what a clear leaves) is never current, and neither is a word
+/// left by an earlier launch: its epoch is an earlier one.
+constexpr unsigned kLastEpoch = (1u << 30) - 1;
+
+/// What one launch of the single pass needs besides its input and output.
+struct LookBackArgs {
+  unsigned long long* counter;  ///< the tile counter: tiles are numbered counter - counter_base
+  unsigned long long counter_base;  ///< the counter's value when this launch began
+  TileStatus* statuses;         ///< one word per tile
+  unsigned epoch;               ///< this launch's number: a status of another epoch is "not ready"
+  unsigned first_look_ns;       ///< sleep between publishing the aggregate and the first look
+  unsigned poll_ns;             ///< sleep between looks while a needed tile is not ready
+};
+
+/// The status word of `flag` and `value` in `epoch`.
+__device__ TileStatus status_word(unsigned epoch, unsigned flag, int value) {
+  return (TileStatus((epoch << 2) | flag) << 32) | unsigned(value);
+}
+
+/// Whether a status word was published in `epoch`: anything else (a word of an earlier
+/// launch, or a cleared one) means the tile has published nothing yet in this launch.
+__device__ bool is_current(TileStatus s, unsigned epoch) { return unsigned(s >> 32) >> 2 == epoch; }
 
 /// The flag of a status word.
-__device__ unsigned flag_of(TileStatus s) { return unsigned(s >> 32); }
+__device__ unsigned flag_of(TileStatus s) { return unsigned(s >> 32) & 3u; }
 
 /// The value of a status word.
 __device__ int value_of(TileStatus s) { return int(unsigned(s)); }
@@ -255,9 +309,9 @@ __device__ int value_of(TileStatus s) { return int(unsigned(s)); }
 /// device scope: the store and the loads in observe() are then performed at L2, the point
 /// where all SMs agree, and a load polled in a loop cannot be served from a stale L1 line
 /// or hoisted out of the loop by the compiler, as a plain load could.
-__device__ void publish(TileStatus* status, unsigned flag, int value) {
+__device__ void publish(TileStatus* status, unsigned epoch, unsigned flag, int value) {
   cuda::atomic_ref<TileStatus, cuda::thread_scope_device> word(*status);
-  word.store((TileStatus(flag) << 32) | unsigned(value), cuda::memory_order_relaxed);
+  word.store(status_word(epoch, flag, value), cuda::memory_order_relaxed);
 }
 
 /// Read a tile's status word in one relaxed atomic load at device scope (see publish()).
@@ -268,98 +322,82 @@ __device__ TileStatus observe(TileStatus* status) {
 // [status]
 
 // [look_back]
-/// Step 1 of the decoupled look-back, by lane 0: make the tile's sum visible to the tiles
-/// after it: as A (its aggregate), or as P for tile 0, which has nothing before it.
-__device__ void publish_aggregate(TileStatus* statuses, int64_t tile, int aggregate) {
-  if (threadIdx.x % kWarp == 0) publish(&statuses[tile], tile == 0 ? kPrefix : kAggregate, aggregate);
-}
-
-/// Step 2, by the 32 lanes of warp 0 after publish_aggregate: find the sum of all tiles
-/// before this one, publish the tile's inclusive prefix (P), return that sum.
+/// The decoupled look-back, by the 32 lanes of warp 0 after the tile has published its
+/// aggregate: find the sum of all tiles before this one, publish the tile's inclusive
+/// prefix (P), return that sum.
 ///
-/// The warp inspects 32 predecessors at a time, lane 31 the nearest. It waits until every
-/// tile between itself and the nearest one that has published P has published at least A;
-/// then it adds the P and the As after it. Without a P in the window it adds all 32 As
-/// and looks 32 tiles further back. Tile 0 publishes P at once, so the walk always ends,
-/// and a tile waits only for tiles numbered before it, whose blocks are already running.
-__device__ int look_back(TileStatus* statuses, int64_t tile, int aggregate) {
+/// The warp inspects kWindow = 32 predecessors at a time, lane 31 the nearest. It waits until
+/// every tile between itself and the nearest one that has published P has published at
+/// least its aggregate (A); then it adds the P and the As after it. Without a P in the
+/// window it adds all 32 As and looks 32 tiles further back. Tile 0 publishes P at once, so
+/// the walk always ends, and a tile waits only for tiles numbered before it, whose blocks
+/// are already running.
+__device__ int look_back(const LookBackArgs& a, int64_t tile, int aggregate) {
   const int lane = threadIdx.x % kWarp;
   if (tile == 0) return 0;
-  __nanosleep(kFirstLookDelayNs);
+  if (a.first_look_ns > 0) __nanosleep(a.first_look_ns);
   int exclusive = 0;
-  for (int64_t nearest = tile - 1;; nearest -= kWarp) {
-    const int64_t other = nearest - (kWarp - 1) + lane;
+  for (int64_t nearest = tile - 1;; nearest -= kWindow) {
+    const int64_t other = nearest - (kWindow - 1) + lane;
     // Before tile 0 there is nothing: such lanes act as a P of 0 and never load.
-    TileStatus s = other < 0 ? TileStatus(kPrefix) << 32 : TileStatus(kNotReady);
+    TileStatus s = other < 0 ? status_word(a.epoch, kPrefix, 0) : 0;
     unsigned prefixes, waiting;
     do {
-      if (flag_of(s) == kNotReady) s = observe(&statuses[other]);
-      prefixes = __ballot_sync(kFullMask, flag_of(s) == kPrefix);
+      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);
+      const bool ready = is_current(s, a.epoch);
+      prefixes = __ballot_sync(kFullMask, ready && flag_of(s) == kPrefix);
       // Lanes from the nearest P up to lane 31 count; all 32 when there is no P yet.
       const unsigned needed = prefixes ? kFullMask << (kWarp - 1 - __clz(int(prefixes))) : kFullMask;
-      waiting = __ballot_sync(kFullMask, flag_of(s) == kNotReady) & needed;
-      if (waiting != 0) __nanosleep(kPollDelayNs);
+      waiting = __ballot_sync(kFullMask, !ready) & needed;
+      if (waiting != 0) __nanosleep(a.poll_ns);
     } while (waiting != 0);
     const int from = prefixes ? kWarp - 1 - __clz(int(prefixes)) : 0;
-    exclusive += warp_sum(lane >= from ? value_of(s) : 0);
+    exclusive += warp_sum_to_all(lane >= from ? value_of(s) : 0);
     if (prefixes != 0) break;
   }
-  if (lane == 0) publish(&statuses[tile], kPrefix, exclusive + aggregate);
+  if (lane == 0) publish(&a.statuses[tile], a.epoch, kPrefix, exclusive + aggregate);
   return exclusive;
 }
 // [look_back]
 
 // [kernel]
-/// Single-pass scan of the whole array: state[0] is the tile counter, state[1 + t] the
-/// status of tile t, all zero at launch. Launch one block per tile of blockDim.x x K
-/// elements with stage_bytes(blockDim.x, K) of dynamic shared memory.
+/// Single-pass scan of the whole array. Launch one block per tile of blockDim.x x K elements
+/// with stage_bytes(blockDim.x, K) of dynamic shared memory; `a` says where the tile
+/// counter and the statuses are and which epoch this launch is (SinglePass::launch()).
 template <int K>
 __global__ void __launch_bounds__(1024)
-    scan_single_pass(const int* in, int64_t n, int* out, TileStatus* state) {
+    scan_single_pass(const int* in, int64_t n, int* out, LookBackArgs a) {
   extern __shared__ int stage[];
   __shared__ int warp_totals[kWarp];
   __shared__ unsigned long long tile_number;
   __shared__ int tile_carry;
   // Tiles are numbered in the order blocks start, not by blockIdx.x: the hardware may
   // start blocks in any order, and a tile must never wait for one that has not started.
-  if (threadIdx.x == 0) tile_number = atomicAdd(&state[0], 1ull);
+  if (threadIdx.x == 0) tile_number = atomicAdd(a.counter, 1ull) - a.counter_base;
   __syncthreads();
   const int64_t tile = int64_t(tile_number);
   const int tile_size = int(blockDim.x) * K;
   const int count = tile_count(tile, tile_size, n);
   const int64_t first = tile * tile_size;
 
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   int items[K];
   load_tile<K>(in + first, count, stage, items);
+  const int thread_total = thread_scan<K>(items);
 
-  // 1. The tile's sum first, since the tiles after this one are waiting for it: a sum of
-  //    sums, cheaper than the scan.
-  int thread_total = 0;
-#pragma unroll
-  for (int i = 0; i < K; ++i) thread_total += items[i];
-  const int warp_total = warp_sum(thread_total);
-  if (lane == 0) warp_totals[warp] = warp_total;
-  __syncthreads();
-  int tile_total = 0;  // known to warp 0 only
-  if (warp == 0) {
-    tile_total = warp_sum(lane < int(blockDim.x) / kWarp ? warp_totals[lane] : 0);
-    publish_aggregate(state + 1, tile, tile_total);
-  }
+  // 1. The tile's sum first, since the tiles after this one are waiting for it.
+  const int tile_total = block_sum(thread_total, warp_totals);
+  if (threadIdx.x == 0) publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate, tile_total);
 
-  // 2. The scan inside the tile, while the tiles before it finish: this thread's items,
-  //    then across the warp, then the warps before this one.
-  thread_scan<K>(items);
-  const int within_warp = warp_inclusive_scan(thread_total) - thread_total;
-  const int warps_before = warp_sum(lane < warp ? warp_totals[lane] : 0);
+  // 2. The scan inside the tile, while the tiles before it finish.
+  const int within_tile = block_exclusive_prefix(thread_total, warp_totals);
 
   // 3. The carry from all earlier tiles, found by warp 0, handed to the block.
-  if (warp == 0) {
-    const int carry = look_back(state + 1, tile, tile_total);
-    if (lane == 0) tile_carry = carry;
+  if (threadIdx.x < kWarp) {
+    const int carry = look_back(a, tile, tile_total);
+    if (threadIdx.x == 0) tile_carry = carry;
   }
   __syncthreads();
-  const int before = tile_carry + warps_before + within_warp;
+  const int before = tile_carry + within_tile;
 #pragma unroll
   for (int i = 0; i < K; ++i) items[i] += before;
   store_tile<K>(out + first, count, stage, items);
@@ -373,9 +411,9 @@ size_t stage_bytes(int block, int batch) {
 
 /// The instances of the three tile kernels for one K.
 struct TileKernels {
-  void (*reduce)(const int*, int64_t, int*);                 ///< reduce_tiles<K>
-  void (*scan_seeded)(const int*, int64_t, int*, const int*); ///< scan_tiles_seeded<K>
-  void (*single_pass)(const int*, int64_t, int*, TileStatus*); ///< scan_single_pass<K>
+  void (*reduce)(const int*, int64_t, int*);                    ///< reduce_tiles<K>
+  void (*scan_seeded)(const int*, int64_t, int*, const int*);   ///< scan_tiles_seeded<K>
+  void (*single_pass)(const int*, int64_t, int*, LookBackArgs); ///< scan_single_pass<K>
 };
 
 /// The tile kernels instantiated for K.
@@ -386,8 +424,8 @@ TileKernels tile_kernels_of() {
 
 // [dispatch]
 /// The tile kernels for K = `batch`, allowed the dynamic shared memory they need with
-/// `block` threads (above 48 KB a kernel must opt in). parse_or_exit() has already
-/// refused every K that has no case here.
+/// `block` threads (above 48 KB a kernel must opt in). Called once per configuration,
+/// before any timing. parse_or_exit() has already refused every K that has no case here.
 TileKernels tile_kernels(int batch, int block) {
   TileKernels k{};
   switch (batch) {
@@ -413,27 +451,114 @@ int64_t tiles_for(int64_t n, int block, int batch) {
   return wb::ceil_div<int64_t>(n, int64_t(block) * batch);
 }
 
+// [policy]
+/// The single pass's tuning, named once: the tile shape, the look-back window and delays,
+/// and whether the statuses are cleared before each launch. Every row of the report
+/// carries it (describe()), so that a result says which configuration produced it.
+struct ScanPolicy {
+  int block = kBlock;                        ///< threads per tile
+  int batch = kBatch;                        ///< elements per thread (K)
+  unsigned first_look_ns = kPatientFirstLookNs;  ///< sleep before the first look back
+  unsigned poll_ns = kPatientPollNs;         ///< sleep between looks
+  bool clear_statuses = true;                ///< memset before each launch, or epochs instead
+
+  /// "tile=256x32 window=32 first_look_ns=3000 poll_ns=1000 statuses=cleared"
+  std::string describe() const {
+    char text[160];
+    std::snprintf(text, sizeof text, "tile=%dx%d window=%d first_look_ns=%u poll_ns=%u statuses=%s", block, batch,
+                  kWindow, first_look_ns, poll_ns, clear_statuses ? "cleared" : "epochs");
+    return text;
+  }
+};
+
+/// The plain single pass: the tile of --block and --batch, patient delays, statuses cleared
+/// before each launch.
+ScanPolicy plain_policy(const wb::Options& opt) {
+  ScanPolicy p;
+  p.block = opt.block;
+  p.batch = opt.batch;
+  return p;
+}
+
+/// The tuned single pass for n elements on this GPU: epochs instead of a memset; tiles of
+/// K = kSmallInputBatch when tiles of kBatch would number fewer than kSmallInputTiles (unless
+/// --batch fixes K); and eager delays when the whole grid fits in one wave, that is when
+/// there are no more tiles than the GPU holds blocks at once (SMs x blocks per SM, from the
+/// occupancy calculator for this kernel, tile and GPU), patient ones otherwise. Nothing
+/// here names a GPU: two GPUs with the same SMs, shared memory and registers get the same
+/// policy.
+ScanPolicy choose_policy(const wb::Options& opt, const wb::Device& dev, int64_t n) {
+  ScanPolicy p = plain_policy(opt);
+  p.clear_statuses = false;
+  if (!opt.batch_given && tiles_for(n, p.block, kBatch) < kSmallInputTiles) p.batch = kSmallInputBatch;
+  const int per_sm = wb::blocks_per_sm(tile_kernels(p.batch, p.block).single_pass, p.block,
+                                       stage_bytes(p.block, p.batch));
+  const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;
+  p.first_look_ns = one_wave ? kEagerFirstLookNs : kPatientFirstLookNs;
+  p.poll_ns = one_wave ? kEagerPollNs : kPatientPollNs;
+  return p;
+}
+// [policy]
+
 // [launcher]
-/// Reduce-then-scan: three launches. `tile_sums` holds one int per tile.
-void launch_reduce_then_scan(const int* in, int64_t n, int* out, int* tile_sums, int block, int batch) {
-  const TileKernels k = tile_kernels(batch, block);
+/// Reduce-then-scan: three launches. `tile_sums` holds one int per tile; `k` is
+/// tile_kernels(batch, block).
+void launch_reduce_then_scan(const TileKernels& k, const int* in, int64_t n, int* out, int* tile_sums, int block,
+                             int batch) {
   const int64_t tiles = tiles_for(n, block, batch);
   k.reduce<<<unsigned(tiles), block>>>(in, n, tile_sums);
   scan_tile_sums<kSumsBatch><<<1, kSumsBlock, stage_bytes(kSumsBlock, kSumsBatch)>>>(tile_sums, tiles);
   k.scan_seeded<<<unsigned(tiles), block, stage_bytes(block, batch)>>>(in, n, out, tile_sums);
 }
 
-/// Single pass: clear the tile counter and the statuses (`state`, tiles + 1 words), then
-/// one launch. The clear is part of the algorithm, so it is timed; it writes 8 bytes per
-/// tile, about 0.05% of the bytes the scan moves with the default tile.
-void launch_single_pass(const int* in, int64_t n, int* out, TileStatus* state, int block, int batch) {
-  const TileKernels k = tile_kernels(batch, block);
-  const int64_t tiles = tiles_for(n, block, batch);
-  WB_CHECK(cudaMemsetAsync(state, 0, sizeof(TileStatus) * size_t(tiles + 1)));
-  k.single_pass<<<unsigned(tiles), block, stage_bytes(block, batch)>>>(in, n, out, state);
-}
-// [launcher]
+/// What the single pass keeps between launches: the tile counter and the statuses on the
+/// device, and on the host the counter's value and the last epoch.
+class SinglePass {
+ public:
+  /// Room for up to `max_tiles` tiles; the words start cleared.
+  explicit SinglePass(int64_t max_tiles)
+      : words_(size_t(max_tiles) + 1, "the tile counter and statuses"), max_tiles_(max_tiles) {
+    clear(max_tiles);
+    WB_CHECK(cudaDeviceSynchronize());
+  }
 
+  /// One scan of n elements with `policy`, whose kernel is `kernel` (tile_kernels()).
+  /// With clear_statuses the counter and this launch's statuses are zeroed first (8 bytes
+  /// per tile, about 0.05% of the bytes the scan moves with the default tile), and the
+  /// memset is timed as part of the algorithm. Either way the launch gets the next epoch and
+  /// numbers its tiles from where the counter stands.
+  void launch(const ScanPolicy& policy, const TileKernels& kernel, const int* in, int64_t n, int* out) {
+    const int64_t tiles = tiles_for(n, policy.block, policy.batch);
+    if (tiles > max_tiles_) {
+      std::fprintf(stderr, "internal error: %lld tiles, but statuses for %lld\n", (long long)tiles, (long long)max_tiles_);
+      std::exit(3);
+    }
+    if (epoch_ == kLastEpoch) {  // once in 2^30 launches: every word, so that epochs can repeat
+      clear(max_tiles_);
+      epoch_ = 0;
+    }
+    if (policy.clear_statuses) clear(tiles);
+    epoch_ += 1;
+    const LookBackArgs a{counter(), counter_, statuses(), epoch_, policy.first_look_ns, policy.poll_ns};
+    kernel.single_pass<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch)>>>(in, n, out, a);
+    counter_ += static_cast<unsigned long long>(tiles);
+  }
+
+ private:
+  /// Zero the counter and the statuses of the first `tiles` tiles.
+  void clear(int64_t tiles) {
+    WB_CHECK(cudaMemsetAsync(words_.get(), 0, sizeof(TileStatus) * size_t(tiles + 1)));
+    counter_ = 0;
+  }
+  unsigned long long* counter() { return words_.get(); }
+  TileStatus* statuses() { return words_.get() + 1; }
+
+  wb::DeviceBuffer<TileStatus> words_;  // [0] the tile counter, [1 + t] the status of tile t
+  int64_t max_tiles_;
+  unsigned long long counter_ = 0;  // the counter's value after the launches so far
+  unsigned epoch_ = 0;              // the last launch's epoch (0: none yet)
+};
+// [launcher]
 // [cub]
 /// cub::DeviceScan::InclusiveSum. A 32-bit item count where N allows (CUB then uses 32-bit
 /// offsets, its fastest path), a 64-bit one beyond. With `temp` null it only sets `temp_bytes`.
@@ -446,68 +571,104 @@ cudaError_t cub_inclusive_sum(void* temp, size_t& temp_bytes, const int* in, int
 /// The name of CUB's row in the report.
 const char* const kCubRow = "cub::DeviceScan::InclusiveSum";
 
-/// "1.12x CUB": CUB's median time over the last row's, or nothing if CUB has not run.
-std::string versus_cub(const wb::Bench& bench) {
-  const auto& rows = bench.rows();
-  for (const auto& r : rows) {
-    if (r.kernel != kCubRow || rows.back().median_ms <= 0) continue;
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx CUB", r.median_ms / rows.back().median_ms);
-    return text;
+/// The note beside a row in the human table: CUB's time over the row's (above 1: ours is faster).
+std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
+  return text;
+}
+
+/// The sizes to run: N alone, or for the sweep every power of two from 2^8 below N, then N.
+std::vector<int64_t> sizes_to_run(int64_t n, bool sweep) {
+  std::vector<int64_t> sizes;
+  if (sweep) {
+    for (int64_t s = kSweepFrom; s < n; s *= 2) sizes.push_back(s);
   }
-  return "";
+  sizes.push_back(n);
+  return sizes;
 }
 
 int main(int argc, char** argv) {
   wb::Spec spec;
   spec.chapter = "17";
   spec.slug = "scan-device-wide";
-  spec.idea = "whole-array scan: reduce-then-scan, single pass with decoupled look-back, and CUB";
+  spec.idea = "whole-array scan: reduce-then-scan, single pass with decoupled look-back (plain, without a memset, "
+              "tuned), and CUB";
   spec.op = wb::Op::Scan;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.batch = {kBatch, kMaxBatch, true};
-  spec.variants = {"all", "reduce_then_scan", "single_pass", "cub"};
+  spec.variants = {"all", "reduce_then_scan", "single_pass", "single_pass_no_memset", "single_pass_tuned", "cub", "sweep"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
+  const bool sweep = opt.variant == "sweep";
+  if (sweep && !opt.n_given) opt.n = kSweepDefaultN;
   wb::Device dev = wb::open_device(opt);
   wb::fit_shared_memory(opt, dev, stage_bytes);
   // Besides input and output: 12 bytes per tile, and CUB's few bytes per CUB tile.
-  wb::fit_default_n(opt, dev, 8.0 + 12.0 / (opt.block * opt.batch) + 0.05);
+  wb::fit_default_n(opt, dev, 8.0 + 12.0 / (opt.block * std::min(opt.batch, kSmallInputBatch)) + 0.05);
   wb::Input in = wb::make_input(opt);
   std::vector<int32_t> want(size_t(in.n));
   wb::cpu_scan_inclusive(in.host.data(), want.data(), in.n);
   wb::DeviceArray out = wb::make_array(opt, in.n, "the output");
-  const int64_t tiles = tiles_for(in.n, opt.block, opt.batch);
-  wb::DeviceBuffer<int> tile_sums(size_t(tiles), "the tile sums");
-  wb::DeviceBuffer<TileStatus> state(size_t(tiles) + 1, "the tile counter and statuses");
+  const std::vector<int64_t> sizes = sizes_to_run(in.n, sweep);
+  wb::DeviceBuffer<int> tile_sums(size_t(tiles_for(in.n, opt.block, opt.batch)), "the tile sums");
+  SinglePass single_pass(tiles_for(in.n, opt.block, std::min(opt.batch, kSmallInputBatch)));
   size_t cub_bytes = 0;
-  WB_CHECK(cub_inclusive_sum(nullptr, cub_bytes, in.d, out.d, in.n));
+  for (const int64_t s : sizes) {
+    size_t bytes = 0;
+    WB_CHECK(cub_inclusive_sum(nullptr, bytes, in.d, out.d, s));
+    cub_bytes = std::max(cub_bytes, bytes);
+  }
   wb::DeviceBuffer<char> cub_temp(cub_bytes, "CUB's temporary storage");
 
   wb::Bench bench(spec, opt, dev, in);
-  wb::note(opt, "%lld tiles of %d elements (block %d x K %d)\n", (long long)tiles, opt.block * opt.batch,
-           opt.block, opt.batch);
-  const TileKernels k = tile_kernels(opt.batch, opt.block);
-  const size_t smem = stage_bytes(opt.block, opt.batch);
+  wb::note(opt, "%lld tiles of %d elements (block %d x K %d)\n", (long long)tiles_for(in.n, opt.block, opt.batch),
+           opt.block * opt.batch, opt.block, opt.batch);
   const bool all = opt.variant == "all";
-  if (all || opt.variant == "cub") {
-    wb::Case c{kCubRow, in.n, 0, 0, 0, 0};
-    bench.run(c, [&] { WB_CHECK(cub_inclusive_sum(cub_temp.get(), cub_bytes, in.d, out.d, in.n)); }, out.d,
-              want.data(), in.n);
-  }
-  if (all || opt.variant == "reduce_then_scan") {
-    wb::Case c{"scan_reduce_then_scan", in.n, opt.block, opt.batch, 0,
-               wb::blocks_per_sm(k.scan_seeded, opt.block, smem)};
-    bench.run(c, [&] { launch_reduce_then_scan(in.d, in.n, out.d, tile_sums.get(), opt.block, opt.batch); },
-              out.d, want.data(), in.n);
-    bench.annotate_last(versus_cub(bench));
-  }
-  if (all || opt.variant == "single_pass") {
-    wb::Case c{"scan_single_pass", in.n, opt.block, opt.batch, 0,
-               wb::blocks_per_sm(k.single_pass, opt.block, smem)};
-    bench.run(c, [&] { launch_single_pass(in.d, in.n, out.d, state.get(), opt.block, opt.batch); }, out.d,
-              want.data(), in.n);
-    bench.annotate_last(versus_cub(bench));
+  auto wanted = [&](const char* variant) { return all || sweep || opt.variant == variant; };
+  for (const int64_t s : sizes) {
+    wb::Row cub;
+    if (wanted("cub")) {
+      cub = bench.run({kCubRow, s, 0, 0, 0, 0},
+                      [&] { WB_CHECK(cub_inclusive_sum(cub_temp.get(), cub_bytes, in.d, out.d, s)); }, out.d,
+                      want.data(), s);
+    }
+    if ((all || opt.variant == "reduce_then_scan") && !sweep) {
+      // Kernels are looked up (and allowed their shared memory) here, before the timing.
+      const TileKernels k = tile_kernels(opt.batch, opt.block);
+      wb::Case c{"scan_reduce_then_scan", s, opt.block, opt.batch, 0,
+                 wb::blocks_per_sm(k.scan_seeded, opt.block, stage_bytes(opt.block, opt.batch))};
+      c.config = "tile=" + std::to_string(opt.block) + "x" + std::to_string(opt.batch);
+      const wb::Row r = bench.run(
+          c, [&] { launch_reduce_then_scan(k, in.d, s, out.d, tile_sums.get(), opt.block, opt.batch); }, out.d,
+          want.data(), s);
+      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+    }
+    // The single pass three ways: plain, without the memset, and tuned for this N and GPU.
+    const struct {
+      const char* variant;
+      const char* kernel;
+      ScanPolicy policy;
+    } single_passes[] = {
+        {"single_pass", "scan_single_pass", plain_policy(opt)},
+        {"single_pass_no_memset", "scan_single_pass_no_memset", [&] {
+           ScanPolicy p = plain_policy(opt);
+           p.clear_statuses = false;
+           return p;
+         }()},
+        {"single_pass_tuned", "scan_single_pass_tuned", choose_policy(opt, dev, s)},
+    };
+    for (const auto& v : single_passes) {
+      if (!wanted(v.variant)) continue;
+      const ScanPolicy& p = v.policy;
+      const TileKernels k = tile_kernels(p.batch, p.block);
+      wb::Case c{v.kernel, s, p.block, p.batch, 0,
+                 wb::blocks_per_sm(k.single_pass, p.block, stage_bytes(p.block, p.batch))};
+      c.config = p.describe();
+      const wb::Row r =
+          bench.run(c, [&] { single_pass.launch(p, k, in.d, s, out.d); }, out.d, want.data(), s);
+      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+    }
   }
   return bench.finish();
 }
