@@ -237,3 +237,19 @@ wb_run_render_main() {
     *) usage >&2; exit 2 ;;
   esac
 }
+
+# Parse the command line of `summary.sh render` and `profile.sh render`: --date YYYY-MM-DD and
+# one or more CSVs, into wb_render_date and the array wb_render_csvs. A bad option or no CSV
+# exits 2 with a message.
+wb_render_args() {
+  wb_render_date="" wb_render_csvs=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --date) wb_render_date=${2:?--date needs a value}; shift ;;
+      -*) wb_say "unknown option '$1' (see -h)"; exit 2 ;;
+      *) wb_render_csvs+=("$1") ;;
+    esac
+    shift
+  done
+  [ ${#wb_render_csvs[@]} -gt 0 ] || { wb_say "render needs a CSV (see -h)"; exit 2; }
+}

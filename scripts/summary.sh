@@ -161,16 +161,8 @@ do_run() {
 # ---- render --------------------------------------------------------------------------------
 
 do_render() {
-  local date="" csvs=()
-  while [ $# -gt 0 ]; do
-    case $1 in
-      --date) date=${2:?--date needs a value}; shift ;;
-      -*) wb_say "unknown option '$1' (see -h)"; exit 2 ;;
-      *) csvs+=("$1") ;;
-    esac
-    shift
-  done
-  [ ${#csvs[@]} -gt 0 ] || { wb_say "render needs a CSV (see -h)"; exit 2; }
+  wb_render_args "$@"
+  local date=$wb_render_date csvs=("${wb_render_csvs[@]}")
   local frag csv i=0 d dir base rel pagerel uprel id slug status=0 across
   frag=$(mktemp -d "${TMPDIR:-/tmp}/wb-render.XXXXXX")
   for id in $(wb_chapter_ids); do echo "$id $(wb_chapter_slug "$id")"; done >"$frag/slugs"
