@@ -17,7 +17,7 @@ CHAPTERS := $(foreach d,$(CHAPTER_DIRS),chapter$(shell basename $(d) | cut -c1-2
 
 all: configure
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
-	@for t in $(CHAPTERS); do cp -f $(BUILD)/$$t ./$$t; done
+	@for t in $(CHAPTERS); do if [ -f $(BUILD)/$$t ]; then cp -f $(BUILD)/$$t ./$$t; fi; done
 
 # Configure once; again when ARCH is given, so that `make ARCH=75 ...` takes effect.
 configure:

@@ -60,6 +60,9 @@ struct Spec {
   BatchFlag batch;           ///< the --batch flag, if any
   std::vector<std::string> variants;  ///< --variant names; the first is the default; empty: no flag
   bool racy = false;         ///< whether the chapter has a --racy exercise
+  /// Help for flags the chapter parses itself, before parse_or_exit (e.g. chapter 18's
+  /// --gpus): lines shown by --help after the shared flags; empty: none.
+  std::string extra_usage;
 };
 
 /// The parsed command line. The defaults are those of the command-line contract in
@@ -155,6 +158,7 @@ inline std::string usage(const Spec& s) {
     u += " (default " + s.variants.front() + ")\n";
   }
   if (s.racy) u += "  --racy        run the deliberately racy kernel (the racecheck exercise)\n";
+  u += s.extra_usage;
   u += "  --reps R      timed runs, the median is reported (default 20)\n"
        "  --warmup W    untimed runs first (default 3)\n"
        "  --seed S      input seed (default 20240601)\n"
