@@ -34,6 +34,10 @@ set_tests_properties(sanitize_all_chapters PROPERTIES LABELS sanitizer SKIP_RETU
 add_test(NAME docs_pages_up_to_date COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/pages.sh --check)
 set_tests_properties(docs_pages_up_to_date PROPERTIES LABELS host)
 
+# Chapter 18's scaling table and chart are what scripts/scaling.sh renders from the committed CSV.
+add_test(NAME scaling_block_up_to_date COMMAND sh ${WB_TESTS}/scaling_check.sh)
+set_tests_properties(scaling_block_up_to_date PROPERTIES LABELS host)
+
 # The pre-sm_80 fallback paths (no __reduce_add_sync), built with -DWB_FORCE_FALLBACK=ON and run on
 # this GPU, so that code written for older GPUs is executed and verified, not only compiled.
 add_test(NAME portable_fallbacks
