@@ -27,6 +27,31 @@ wb_chapter_ids() {
   done
 }
 
+# The chapters whose results another script makes (scripts/steps.txt "elsewhere NN SCRIPT"),
+# one "NN SCRIPT" per line: chapter 18 runs on several GPUs (scripts/scaling.sh).
+wb_elsewhere() {
+  [ -f "$WB_ROOT/scripts/steps.txt" ] || return 0
+  awk '$1 == "elsewhere" && NF >= 3 { print $2, $3 }' "$WB_ROOT/scripts/steps.txt"
+}
+
+# wb_chapter_ids without those: what the summary, profile and sanitizer runs cover by default.
+wb_summary_ids() {
+  local skip
+  skip=" $(wb_elsewhere | awk '{ printf "%s ", $1 }')"
+  wb_chapter_ids | while read -r id; do
+    case $skip in *" $id "*) ;; *) echo "$id" ;; esac
+  done
+}
+
+# Say which chapters those runs leave to another script.
+wb_say_elsewhere() {
+  local id script
+  while read -r id script; do
+    [ -n "$id" ] && [ -d "$(ls -d "$WB_ROOT"/chapters/"$id"-*/ 2>/dev/null | head -n 1)" ] &&
+      echo "chapter$id: not run here; its results come from $script"
+  done < <(wb_elsewhere)
+}
+
 # Print the slug of chapter NN (the directory name after "NN-"), or nothing.
 wb_chapter_slug() {
   local d

@@ -160,7 +160,8 @@ do_run() {
       wb_in_list "$id" "${ids[*]:-}" || ids+=("$id")
     done
   else
-    mapfile -t ids < <(wb_chapter_ids)
+    mapfile -t ids < <(wb_summary_ids)
+    wb_say_elsewhere
   fi
   [ ${#ids[@]} -gt 0 ] || { wb_say "no chapters/NN-*/ directories under $WB_ROOT"; exit 1; }
 

@@ -76,7 +76,10 @@ for tool in $tools; do
   wb_in_list "$tool" "racecheck memcheck synccheck initcheck" ||
     { wb_say "unknown tool '$tool': use racecheck memcheck synccheck initcheck"; exit 2; }
 done
-[ ${#chapters[@]} -gt 0 ] || mapfile -t chapters < <(wb_chapter_ids)
+if [ ${#chapters[@]} -eq 0 ]; then
+  mapfile -t chapters < <(wb_summary_ids)
+  wb_say_elsewhere
+fi
 [ ${#chapters[@]} -gt 0 ] || { wb_say "no chapters/NN-*/ directories under $WB_ROOT"; exit 1; }
 
 # The sanitizer: named explicitly, on PATH, or where the CUDA Toolkit installs it.

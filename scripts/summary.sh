@@ -71,8 +71,9 @@ do_run() {
     shift
   done
   local ids=() id bin first="" failures=() total_start=$SECONDS
-  mapfile -t ids < <(wb_chapter_ids)
+  mapfile -t ids < <(wb_summary_ids)
   [ ${#ids[@]} -gt 0 ] || { wb_say "no chapters/NN-*/ directories under $WB_ROOT"; exit 1; }
+  wb_say_elsewhere
   for id in "${ids[@]}"; do
     if bin=$(wb_binary "$id"); then first=${first:-$bin}; fi
   done
