@@ -959,6 +959,9 @@ int main(int argc, char** argv) {
     g.shard_totals = wb::DeviceBuffer<int>(size_t(m.gpus), "the shard totals");
     g.grid_total = wb::DeviceBuffer<GridTotal>(1, "the sum's grid total");
     WB_CHECK(cudaMemset(g.grid_total.get(), 0, sizeof(GridTotal)));
+    // The untimed collectives below read these before any kernel has written them.
+    WB_CHECK(cudaMemset(g.shard_sum.get(), 0, sizeof(int)));
+    WB_CHECK(cudaMemset(g.shard_totals.get(), 0, sizeof(int) * size_t(m.gpus)));
     if (opt.flush) g.flush = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(m.dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
     g.policy = choose_policy(opt, m.dev, g.count);
     g.kernel = scan_kernel(g.policy.batch, g.policy.block);
