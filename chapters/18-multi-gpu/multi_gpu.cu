@@ -641,10 +641,10 @@ std::vector<int64_t> shard_starts(int64_t n, int gpus, int64_t tile) {
 }
 
 // [timing]
-/// Run `work` once on each GPU in `which` (all local GPUs, or only shard 0), all starting
-/// together behind the gate; `prepare` runs first, untimed (poison the output, or remake an
-/// input that the last run overwrote), then L2 is flushed. Returns the milliseconds from the
-/// gate's opening to the last GPU's end, over every process.
+/// Run `steps` once on every GPU of this process (or on shard 0's alone, `only_shard0`), all
+/// starting together behind the gate; `prepare` runs first, untimed (poison the output, or
+/// remake an input that the last run overwrote), then, for a `timed` run, L2 is flushed.
+/// Returns the milliseconds from the gate's opening to the last GPU's end, over every process.
 double run_once(Multi& m, const Steps& steps, const Work& prepare, bool only_shard0, bool timed) {
   reinterpret_cast<volatile int*>(m.gate)[0] = 0;
   for (Gpu& g : m.local) {
