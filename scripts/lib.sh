@@ -263,6 +263,47 @@ wb_run_render_main() {
   esac
 }
 
+# The render stage of summary.sh and profile.sh: after wb_render_args, render every CSV with the
+# awk program AWKFILE into a fresh folder of fragments, wb_render_frag (the caller removes it):
+# CSV k (from 1; wb_render_count in all) writes its blocks into wb_render_frag/k. Each awk run
+# gets date (--date, else the CSV's modification date), base (the CSV's name without .csv),
+# outdir (its folder), relpath, pagerel and uprel (wb_result_paths), frag (its fragment folder)
+# and slugs (a file of "NN slug" lines), plus the -v options given after AWKFILE. After each CSV,
+# the caller's wb_rendered DIR BASE says what was written. Exits 2 for a missing CSV, 1 when awk
+# fails.
+wb_render_each() {
+  local awkfile=$1 csv d dir base rel pagerel uprel id
+  shift
+  wb_render_frag=$(mktemp -d "${TMPDIR:-/tmp}/wb-render.XXXXXX")
+  wb_render_count=0
+  for id in $(wb_chapter_ids); do echo "$id $(wb_chapter_slug "$id")"; done >"$wb_render_frag/slugs"
+  for csv in "${wb_render_csvs[@]}"; do
+    [ -f "$csv" ] || { wb_say "$csv: no such file"; rm -rf "$wb_render_frag"; exit 2; }
+    wb_render_count=$((wb_render_count + 1))
+    mkdir -p "$wb_render_frag/$wb_render_count"
+    d=${wb_render_date:-$(date -r "$csv" +%Y-%m-%d)}
+    dir=$(cd "$(dirname "$csv")" && pwd)
+    base=$(basename "$csv" .csv)
+    wb_result_paths "$dir"
+    awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v pagerel="$pagerel" -v uprel="$uprel" \
+        -v frag="$wb_render_frag/$wb_render_count" -v slugs="$wb_render_frag/slugs" "$@" -f "$awkfile" "$csv" ||
+      { rm -rf "$wb_render_frag"; exit 1; }
+    wb_rendered "$dir" "$base"
+  done
+}
+
+# Print the fragment NAME of every CSV that wb_render_each rendered, in their order, separated by
+# blank lines (one block per GPU).
+wb_join_blocks() {
+  local k first=1
+  for k in $(seq 1 "$wb_render_count"); do
+    [ -f "$wb_render_frag/$k/$1" ] || continue
+    [ $first = 1 ] || echo
+    cat "$wb_render_frag/$k/$1"
+    first=0
+  done
+}
+
 # Parse the command line of `summary.sh render` and `profile.sh render`: --date YYYY-MM-DD and
 # one or more CSVs, into wb_render_date and the array wb_render_csvs. A bad option or no CSV
 # exits 2 with a message.

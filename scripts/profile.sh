@@ -299,35 +299,16 @@ add_markers() {
 
 do_render() {
   wb_render_args "$@"
-  local date=$wb_render_date csvs=("${wb_render_csvs[@]}")
-  local frag csv i=0 d dir base pagerel uprel id slug status=0 file
-  frag=$(mktemp -d "${TMPDIR:-/tmp}/wb-profile-render.XXXXXX")
-  for id in $(wb_chapter_ids); do echo "$id $(wb_chapter_slug "$id")"; done >"$frag/slugs"
-  for csv in "${csvs[@]}"; do
-    [ -f "$csv" ] || { wb_say "$csv: no such file"; rm -rf "$frag"; exit 2; }
-    i=$((i + 1))
-    mkdir -p "$frag/$i"
-    d=${date:-$(date -r "$csv" +%Y-%m-%d)}
-    dir=$(cd "$(dirname "$csv")" && pwd)
-    base=$(basename "$csv" .csv)
-    # How a chapter page (chapters/NN-slug/) reaches the CSV's directory, and how the
-    # counters page reaches the repository root.
-    wb_result_paths "$dir"
-    awk -v date="$d" -v base="$base" -v outdir="$dir" -v pagerel="$pagerel" -v uprel="$uprel" \
-        -v frag="$frag/$i" -v slugs="$frag/slugs" -f "$WB_ROOT/scripts/profile_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
-    wb_say "wrote $dir/$base.md"
-  done
+  local frag id slug status=0 file
+  wb_rendered() { wb_say "wrote $1/$2.md"; }
+  wb_render_each "$WB_ROOT/scripts/profile_render.awk"
+  frag=$wb_render_frag
 
   # Each chapter's blocks, one per CSV, joined with a blank line; spliced into its page.
   for id in $(wb_chapter_ids); do
     slug=$(wb_chapter_slug "$id")
     file=$WB_ROOT/chapters/$id-$slug/README.md
-    : >"$frag/joined"
-    for k in $(seq 1 "$i"); do
-      [ -f "$frag/$k/chapter$id.md" ] || continue
-      [ -s "$frag/joined" ] && echo >>"$frag/joined"
-      cat "$frag/$k/chapter$id.md" >>"$frag/joined"
-    done
+    wb_join_blocks "chapter$id.md" >"$frag/joined"
     [ -s "$frag/joined" ] || continue
     if [ ! -f "$file" ]; then
       wb_say "chapters/$id-$slug/README.md: no such file; its counters block was not written"

@@ -163,42 +163,21 @@ do_run() {
 
 do_render() {
   wb_render_args "$@"
-  local date=$wb_render_date csvs=("${wb_render_csvs[@]}")
-  local frag csv i=0 d dir base rel pagerel uprel id slug status=0 across
-  frag=$(mktemp -d "${TMPDIR:-/tmp}/wb-render.XXXXXX")
-  for id in $(wb_chapter_ids); do echo "$id $(wb_chapter_slug "$id")"; done >"$frag/slugs"
-  for csv in "${csvs[@]}"; do
-    [ -f "$csv" ] || { wb_say "$csv: no such file"; rm -rf "$frag"; exit 2; }
-    i=$((i + 1))
-    mkdir -p "$frag/$i"
-    d=${date:-$(date -r "$csv" +%Y-%m-%d)}
-    dir=$(cd "$(dirname "$csv")" && pwd)
-    base=$(basename "$csv" .csv)
-    # How the README (rel), a chapter page (pagerel) and the results page (uprel) reach each other.
-    wb_result_paths "$dir"
-    awk -v date="$d" -v base="$base" -v outdir="$dir" -v relpath="$rel" -v pagerel="$pagerel" -v uprel="$uprel" \
-        -v frag="$frag/$i" -v slugs="$frag/slugs" -v steps="$WB_ROOT/scripts/steps.txt" \
-        -f "$WB_ROOT/scripts/summary_render.awk" "$csv" || { rm -rf "$frag"; exit 1; }
-    across=$(cd "$dir" && ls "$base"-chapter[0-9][0-9]-across-n.svg 2>/dev/null | tr '\n' ' ')
-    echo "summary: wrote $dir/$base.md, $base.svg, a chart per chapter${across:+; across N: ${across% }}"
-  done
-
-  # Join the blocks of every CSV into one fragment per marked region.
-  join_blocks() {
-    local name=$1 k first=1
-    for k in $(seq 1 "$i"); do
-      [ -f "$frag/$k/$name" ] || continue
-      [ $first = 1 ] || echo
-      cat "$frag/$k/$name"
-      first=0
-    done
+  local frag id slug status=0
+  wb_rendered() {
+    local across
+    across=$(cd "$1" && ls "$2"-chapter[0-9][0-9]-across-n.svg 2>/dev/null | tr '\n' ' ')
+    echo "summary: wrote $1/$2.md, $2.svg, a chart per chapter${across:+; across N: ${across% }}"
   }
+  wb_render_each "$WB_ROOT/scripts/summary_render.awk" -v steps="$WB_ROOT/scripts/steps.txt"
+  frag=$wb_render_frag
+
   # Splice one fragment into a file, between the lines of the first marker it has; say what
   # happened.
   splice() {
     local file=$1 name=$2 rc marker tried=""
     shift 2
-    join_blocks "$name" >"$frag/joined"
+    wb_join_blocks "$name" >"$frag/joined"
     [ -s "$frag/joined" ] || return 0
     if [ ! -f "$file" ]; then
       wb_say "${file#"$WB_ROOT"/}: no such file; its $1 block was not written"
