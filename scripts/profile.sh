@@ -136,7 +136,7 @@ check_permission() {
   fi
 }
 
-# What an exit status of a chapter under ncu means.
+# profile.sh run: every chapter (or those of --chapters) once under ncu into <gpu>-counters.csv.
 do_run() {
   local n=2^24 out=$WB_ROOT/docs/results logs=$WB_ROOT/build/profile chosen="" arg id
   while [ $# -gt 0 ]; do

@@ -57,7 +57,7 @@ EOF
 
 # ---- run -----------------------------------------------------------------------------------
 
-# What a chapter's exit status means (the same for every chapter: common/wb_options.h).
+# summary.sh run: every chapter with --csv at N into <gpu>.csv (see the top of this file).
 do_run() {
   local n=2^30 out=$WB_ROOT/docs/results logs=$WB_ROOT/build/summary
   while [ $# -gt 0 ]; do
