@@ -1,0 +1,8 @@
+"""The workbook's tooling: running the chapter programs, reading their CSV and Nsight Compute's,
+and rendering every generated table, chart and page block. Python 3 standard library only.
+
+Entry point: scripts/wb.py (summary, profile, sweep, scaling, info). The modules:
+  common   the repository layout, chapter facts (--info), CSV reading, splicing page blocks
+  svg      SVG written as text, byte for byte reproducible
+  summary, profile, sweep, scaling   one command each
+"""
