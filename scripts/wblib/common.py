@@ -110,6 +110,143 @@ def runs_covering_every_kernel(variants):
     return kernels if kernels else [None]
 
 
+
+def chapter_facts(root=ROOT):
+    """docs/results/chapters.json (every chapter's --info without its device, written by
+    `wb.py info --write`) as {"00": {...}, ...}; {} when the file is absent. What the render
+    stages know about a chapter (its part, chapter 00's ceilings) without running it."""
+    path = os.path.join(root, "docs", "results", "chapters.json")
+    if not os.path.isfile(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return {info["chapter"]: info for info in json.load(f)}
+
+
+def say_elsewhere(root=ROOT):
+    """Say (on stdout) which chapters the summary, profile and sanitizer runs leave to another
+    script, so that a reader of the run's output does not look for them."""
+    dirs = chapter_dirs(root)
+    for cid, script in elsewhere(root).items():
+        if cid in dirs:
+            print(f"chapter{cid}: not run here; its results come from {script}", flush=True)
+
+
+# ---- running chapters ----------------------------------------------------------------------
+
+def skip(script, message):
+    """A run that cannot happen here (no GPU, no tool): say why and return the exit status,
+    77 (skipped), or 1 when REQUIRE_GPU=1 asks that a skip count as a failure."""
+    say(script, message)
+    if os.environ.get("REQUIRE_GPU", "0") == "1":
+        say(script, "REQUIRE_GPU=1: a skip counts as a failure")
+        return 1
+    say(script, "skipped (exit 77)")
+    return 77
+
+
+def require_gpu(script, binary):
+    """Run a chapter once on a tiny input to learn whether there is a usable GPU: None when
+    there is, else the status to exit with (skip(), with the chapter's own reason)."""
+    out = subprocess.run([binary, "--n", "1", "--reps", "1", "--warmup", "0", "--csv"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 77:
+        return None
+    why = next((l for l in out.stderr.splitlines() if "no usable cuda device" in l.lower()), "no message")
+    name = os.path.basename(binary)
+    return skip(script, f"no usable CUDA GPU on this machine ({name} exited 77: {why})")
+
+
+def run_logged(argv, log, seconds, stdout=subprocess.PIPE):
+    """Run a chapter with a time limit, its stderr appended to the file `log`: (exit status,
+    its stdout as text). 124 when it ran past `seconds`, as coreutils' timeout says."""
+    with open(log, "a", encoding="utf-8") as err:
+        try:
+            out = subprocess.run(argv, stdout=stdout, stderr=err, text=True, timeout=seconds)
+        except subprocess.TimeoutExpired as e:
+            text = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+            return 124, text
+    return out.returncode, out.stdout or ""
+
+
+def failed_run(cid, log, rc, why1=""):
+    """What a failed run of chapter cid says in the failure list: "--variant V: MEANING" for a
+    run whose log is chapterNN.V.log, "MEANING" for chapterNN.log (exit_meaning)."""
+    name = os.path.basename(log)
+    name = name[len(f"chapter{cid}"):] if name.startswith(f"chapter{cid}") else name
+    name = name[:-len(".log")] if name.endswith(".log") else name
+    variant = name[1:] if name.startswith(".") else name
+    meaning = exit_meaning(rc, why1)
+    return f"--variant {variant}: {meaning}" if variant else meaning
+
+
+# ---- command lines -------------------------------------------------------------------------
+
+class Usage(Exception):
+    """A bad command line: the message is said and the command exits 2."""
+
+
+def option_value(argv, i):
+    """The value after option argv[i] (Usage when there is none)."""
+    if i + 1 >= len(argv) or argv[i + 1] == "":
+        raise Usage(f"{argv[i]} needs a value")
+    return argv[i + 1]
+
+
+def render_args(argv):
+    """The command line of a render stage: [--date YYYY-MM-DD] CSV... -> (date or None, CSVs)."""
+    date, csvs, i = None, [], 0
+    while i < len(argv):
+        if argv[i] == "--date":
+            date = option_value(argv, i)
+            i += 1
+        elif argv[i].startswith("-"):
+            raise Usage(f"unknown option '{argv[i]}' (see -h)")
+        else:
+            csvs.append(argv[i])
+        i += 1
+    if not csvs:
+        raise Usage("render needs a CSV (see -h)")
+    return date, csvs
+
+
+def run_render_main(script, argv, usage, do_run, do_render):
+    """The command line of a script with a run stage (needs the GPU) and a render stage (reads
+    the CSV run wrote): `run ARGS`, `render ARGS` or `all ARGS` (run, then render what it wrote;
+    --date goes to render, the rest to run). do_run(argv) returns (status, the CSV it wrote, or
+    None when it stopped before writing one); do_render(argv) a status. Returns the exit status
+    (2 for a bad command line)."""
+    cmd, rest = (argv[0], argv[1:]) if argv else ("", [])
+    try:
+        if cmd in ("-h", "--help"):
+            print(usage, end="")
+            return 0
+        if cmd == "run":
+            return do_run(rest)[0]
+        if cmd == "render":
+            return do_render(rest)
+        if cmd == "all":
+            run_argv, render_argv, i = [], [], 0
+            while i < len(rest):
+                if rest[i] == "--date":
+                    render_argv += ["--date", option_value(rest, i)]
+                    i += 1
+                else:
+                    run_argv.append(rest[i])
+                i += 1
+            status, csv_path = do_run(run_argv)
+            if not csv_path:
+                return status  # the run ended before writing a CSV (no GPU, nothing built)
+            if not os.path.isfile(csv_path):
+                return 1
+            if do_render(render_argv + [csv_path]) != 0:
+                return 1
+            return status
+    except Usage as e:
+        say(script, str(e))
+        return 2
+    print(usage, end="", file=sys.stderr)
+    return 2
+
 # ---- CSV ---------------------------------------------------------------------------------
 
 class CsvError(Exception):
