@@ -7,13 +7,16 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 # The repository root: the parent of scripts/.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def say(script, message):
-    """A message on stderr, prefixed with the script's name."""
+    """A message on stderr, prefixed with the script's name (stdout flushed first, so that a
+    log holding both keeps their order)."""
+    sys.stdout.flush()
     print(f"{script}: {message}", file=sys.stderr)
 
 
@@ -281,6 +284,11 @@ def number(text, default=0.0):
 
 
 # ---- formats -----------------------------------------------------------------------------
+
+def file_date(path):
+    """A file's modification date, YYYY-MM-DD in local time (a render's date without --date)."""
+    return time.strftime("%Y-%m-%d", time.localtime(os.path.getmtime(path)))
+
 
 def pow2(n):
     """"2^k" for a power of two, the number (exact, no exponent) otherwise."""
