@@ -60,7 +60,9 @@ make_root() {
   local root=$1 dir
   shift
   mkdir -p "$root/scripts" "$root/docs/results"
-  cp "$src"/scripts/*.sh "$src"/scripts/*.awk "$src"/scripts/*.txt "$root/scripts/"
+  cp "$src"/scripts/*.sh "$src"/scripts/*.txt "$src"/scripts/wb.py "$root/scripts/"
+  cp -R "$src"/scripts/wblib "$root/scripts/"
+  ! ls "$src"/scripts/*.awk >/dev/null 2>&1 || cp "$src"/scripts/*.awk "$root/scripts/"
   for dir in "$@"; do mkdir -p "$root/chapters/$dir"; done
 }
 
