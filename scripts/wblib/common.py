@@ -147,11 +147,15 @@ def skip(script, message):
     return 77
 
 
-def require_gpu(script, binary):
+def require_gpu(script, binary, notes=None):
     """Run a chapter once on a tiny input to learn whether there is a usable GPU: None when
-    there is, else the status to exit with (skip(), with the chapter's own reason)."""
+    there is, else the status to exit with (skip(), with the chapter's own reason). A list
+    given as `notes` receives the lines of the chapter's stderr (chapter 18 names its GPUs
+    there)."""
     out = subprocess.run([binary, "--n", "1", "--reps", "1", "--warmup", "0", "--csv"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if notes is not None:
+        notes.extend(out.stderr.splitlines())
     if out.returncode != 77:
         return None
     why = next((l for l in out.stderr.splitlines() if "no usable cuda device" in l.lower()), "no message")
