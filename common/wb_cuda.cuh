@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <cstdarg>
 #include <cstdint>
@@ -68,6 +69,37 @@ struct Device {
   size_t total_bytes = 0;     ///< all device memory
 };
 
+/// The theoretical peak bandwidth in GB/s: 2 (double data rate) x memory clock x bus width.
+inline double theoretical_peak_gbps(int memory_clock_khz, int bus_width_bits) {
+  return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
+/// --info's "device" (see wb::DeviceInfo): ordinal, name, compute capability, SMs, L2 and
+/// theoretical peak of CUDA device `ordinal`, or null where the driver finds no usable device
+/// or no such ordinal. Unlike open_device it never exits, so --info answers on any machine.
+inline Json cuda_device_info(int ordinal) {
+  int count = 0, clock_khz = 0, bus_bits = 0;
+  cudaDeviceProp p;
+  const bool found = cudaGetDeviceCount(&count) == cudaSuccess && ordinal < count &&
+                     cudaGetDeviceProperties(&p, ordinal) == cudaSuccess &&
+                     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, ordinal) == cudaSuccess &&
+                     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal) == cudaSuccess;
+  if (!found) {
+    (void)cudaGetLastError();
+    return Json();
+  }
+  return Json::object()
+      .set("ordinal", Json::integer(ordinal))
+      .set("name", Json::text(p.name))
+      .set("sm", Json::text(std::to_string(p.major) + std::to_string(p.minor)))
+      .set("sms", Json::integer(p.multiProcessorCount))
+      .set("l2_bytes", Json::integer(p.l2CacheSize))
+      .set("peak_gbps", Json::number(theoretical_peak_gbps(clock_khz, bus_bits)));
+}
+
+/// Set before main: a program that includes this header answers --info with its device.
+inline const bool cuda_device_info_installed = (device_info = cuda_device_info, true);
+
 /// Print a note: to stdout in human mode, to stderr with --csv (stdout then holds CSV only).
 inline void note(const Options& opt, const char* fmt, ...) {
   va_list args;
@@ -105,7 +137,7 @@ inline Device open_device(const Options& opt) {
   // CUDA 13 removed the clock fields from cudaDeviceProp; the attributes remain.
   WB_CHECK(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, d.id));
   WB_CHECK(cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, d.id));
-  d.peak_gbps = 2.0 * d.memory_clock_khz * 1e3 * (d.bus_width_bits / 8.0) / 1e9;
+  d.peak_gbps = theoretical_peak_gbps(d.memory_clock_khz, d.bus_width_bits);
   int smem_optin = 0;
   WB_CHECK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d.id));
   d.max_smem_per_block = size_t(smem_optin);
@@ -396,6 +428,15 @@ struct Case {
 /// of the CPU reference; after its runs the guards of every device allocation are checked
 /// for writes past either end, and the input it was given is checked to be unmodified. L2 is
 /// flushed before each timed run unless --no-flush.
+///
+/// Every call of the chapter's `launch` runs inside an NVTX range (the header-only NVTX 3 API)
+/// named for the row and the run: `wb/<kernel>/first` for the untimed first run,
+/// `wb/<kernel>/warmup` for each warm-up run and `wb/<kernel>/timed` for each timed one, where
+/// <kernel> is the row's name (its CSV "kernel" column). Only `launch` is inside: the poisoning
+/// memsets, the L2 flush and the harness's own check kernel (count_mismatches) are outside every
+/// range. So a profiler that reads NVTX (`ncu --nvtx`, Nsight Systems) attributes to each row and
+/// run exactly the kernels the chapter launched for it (CUB's included), which is how
+/// scripts/profile tells launches apart.
 class Bench {
  public:
   /// Print the device and input lines (human mode) and allocate the L2 flush buffer.
@@ -443,11 +484,12 @@ class Bench {
     // The expected output goes to the device once; every run is compared with it there, so
     // that a race that strikes once in a hundred runs is caught at any N.
     const int32_t* want_d = expected_on_device(want, count);
+    const std::string range = "wb/" + c.kernel + "/";
     int wrong_runs = 0;
-    once(launch, out, count);
+    once(launch, out, count, range + "first");
     check_output(wrong_runs, c.kernel, "first run", out, want_d, want, count);
     for (int i = 0; i < opt_.warmup; ++i) {
-      once(launch, out, count);
+      once(launch, out, count, range + "warmup");
       check_output(wrong_runs, c.kernel, "warm-up run " + std::to_string(i + 1), out, want_d, want, count);
     }
     std::vector<float> times;
@@ -455,7 +497,7 @@ class Bench {
       WB_CHECK(cudaMemsetAsync(out, 0xA5, size_t(count) * 4));  // poison
       if (opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.size()));
       WB_CHECK(cudaEventRecord(start_));
-      launch();
+      launch_in_range(range + "timed", launch);
       WB_CHECK_LAUNCH();
       WB_CHECK(cudaEventRecord(stop_));
       WB_CHECK(cudaEventSynchronize(stop_));
@@ -511,11 +553,20 @@ class Bench {
   }
 
  private:
-  void once(const std::function<void()>& launch, int32_t* out, int64_t count) {
+  /// One untimed run: poison the output, then `launch` inside the NVTX range `range`.
+  void once(const std::function<void()>& launch, int32_t* out, int64_t count, const std::string& range) {
     WB_CHECK(cudaMemsetAsync(out, 0xA5, size_t(count) * 4));
-    launch();
+    launch_in_range(range, launch);
     WB_CHECK_LAUNCH();
     WB_CHECK(cudaDeviceSynchronize());
+  }
+
+  /// Call `launch` between a push and a pop of the NVTX range `range` on this thread, so that
+  /// the kernels it launches, and nothing else, are attributed to the range.
+  static void launch_in_range(const std::string& range, const std::function<void()>& launch) {
+    nvtxRangePushA(range.c_str());
+    launch();
+    nvtxRangePop();
   }
 
   /// Copy the `count` expected values to the device (growing the buffer when needed).

@@ -4,13 +4,17 @@
 ///
 /// A chapter describes itself with a wb::Spec (which optional flags it takes and what
 /// values they may have); wb::parse_args() turns argv into wb::Options or an error
-/// message, and wb::parse_or_exit() is what a chapter's `main` calls.
+/// message, and wb::parse_or_exit() is what a chapter's `main` calls. The same Spec answers
+/// `--info` (wb::info_json) and `--list-variants`, so that scripts learn what a chapter is and
+/// which rows it reports from the program itself.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wb {
@@ -50,19 +54,56 @@ struct BatchFlag {
   const char* unit = "elements per thread";  ///< what K counts, for --help
 };
 
+/// Which part of the course a chapter belongs to (--info's "part"). Every chapter names its
+/// own: scripts group and render chapters by it, never by their numbers.
+enum class Part {
+  Unset,      ///< not named: --info says "unset", which the tests refuse
+  Ceiling,    ///< what the GPU allows (chapter 00)
+  Reduction,  ///< a sum
+  Scan,       ///< a prefix sum
+  MultiGpu    ///< several GPUs
+};
+
+/// One `--variant` value and what a run of it reports.
+struct VariantSpec {
+  std::string name;                  ///< the --variant value
+  std::vector<std::string> kernels;  ///< the CSV "kernel" names of its rows, in the order it reports them
+};
+
+/// The variant (`all`) that runs every variant listed so far, in their order: its rows are theirs.
+inline VariantSpec every_variant(const std::vector<VariantSpec>& variants, const char* name = "all") {
+  VariantSpec all{name, {}};
+  for (const auto& v : variants) all.kernels.insert(all.kernels.end(), v.kernels.begin(), v.kernels.end());
+  return all;
+}
+
+/// The rows that measure the GPU's ceilings (chapter 00), by their CSV "kernel" names: the
+/// scripts take the copy ceiling as the best of `copy` and the read-only ceiling from `read`.
+struct Ceilings {
+  std::vector<std::string> copy;  ///< rows that read and write every element
+  std::vector<std::string> read;  ///< rows that only read every element
+};
+
 /// Everything the shared command line needs to know about one chapter.
 struct Spec {
   const char* chapter = "";  ///< two digits, e.g. "05"
   const char* slug = "";     ///< e.g. "tree-sequential"
   const char* idea = "";     ///< the chapter's one-line idea, shown by --help
   Op op = Op::Reduce;        ///< fixes the bytes counted per element
+  /// What a row's bytes count, where the rows differ from the op's rule (chapter 00's copies,
+  /// chapter 18's sums); "": the op's rule (wb::bytes_rule)
+  const char* bytes = "";
+  Part part = Part::Unset;   ///< the part of the course, for --info
   BlockFlag block;           ///< the --block flag, if any
   BatchFlag batch;           ///< the --batch flag, if any
-  std::vector<std::string> variants;  ///< --variant names; the first is the default; empty: no flag
+  std::vector<VariantSpec> variants;  ///< the --variant values; the first is the default; empty: no flag
+  std::vector<std::string> kernels;   ///< without --variant: the CSV "kernel" names a run reports
+  Ceilings ceilings;         ///< the rows that measure ceilings (chapter 00); empty elsewhere
   bool racy = false;         ///< whether the chapter has a --racy exercise
   /// Help for flags the chapter parses itself, before parse_or_exit (e.g. chapter 18's
   /// --gpus): lines shown by --help after the shared flags; empty: none.
   std::string extra_usage;
+  std::vector<std::string> extra_flags;  ///< those flags' names (e.g. "--gpus"), for --info
 };
 
 /// The parsed command line. The defaults are those of the command-line contract in
@@ -142,7 +183,7 @@ inline std::string usage(const Spec& s) {
   if (s.batch.default_value) u += " [--batch K]";
   if (!s.variants.empty()) u += " [--variant NAME]";
   if (s.racy) u += " [--racy]";
-  u += " [--help]\n\n";
+  u += " [--help] [--info] [--list-variants]\n\n";
   u += "  --n N         elements (default 2^30, lowered when the device lacks memory);\n"
        "                forms: 1000, 2^20, 1<<20\n"
        "  --offset E    start the input E elements past its allocation (default 0, at most 1048576)\n";
@@ -154,8 +195,8 @@ inline std::string usage(const Spec& s) {
          "from 1 to " + std::to_string(s.batch.max) + " (default " + std::to_string(s.batch.default_value) + ")\n";
   if (!s.variants.empty()) {
     u += "  --variant V   one of:";
-    for (const auto& v : s.variants) u += " " + v;
-    u += " (default " + s.variants.front() + ")\n";
+    for (const auto& v : s.variants) u += " " + v.name;
+    u += " (default " + s.variants.front().name + ")\n";
   }
   if (s.racy) u += "  --racy        run the deliberately racy kernel (the racecheck exercise)\n";
   u += s.extra_usage;
@@ -165,16 +206,235 @@ inline std::string usage(const Spec& s) {
        "  --no-flush    keep L2 warm between timed runs (default: flush before each)\n"
        "  --csv         print CSV rows instead of the table\n"
        "  --device D    CUDA device ordinal (default 0)\n"
+       "  --info        print what this program is as JSON (part, flags, variants and the rows\n"
+       "                each reports, the device) and exit 0; needs no GPU\n"
+       "  --list-variants  print the --variant names, one a line (none: no --variant), and exit 0\n"
        "exit status: 0 verified, 1 a check failed, 2 bad command line, 3 CUDA error, 77 no GPU\n"
        "  (or, with WB_SKIP_IF_NO_MEMORY=1 in the environment, too little device memory: 77, not 3)\n";
   return u;
 }
 
+// ---- --info and --list-variants --------------------------------------------------------------
+
+/// `text` as a JSON string: quoted, with `"` and `\` escaped and every control character written
+/// as Python's json module writes it (\n, \t, ... or \u00XX); other bytes pass unchanged.
+inline std::string json_quote(const std::string& text) {
+  std::string q = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': q += "\\\""; break;
+      case '\\': q += "\\\\"; break;
+      case '\b': q += "\\b"; break;
+      case '\f': q += "\\f"; break;
+      case '\n': q += "\\n"; break;
+      case '\r': q += "\\r"; break;
+      case '\t': q += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char code[8];
+          std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          q += code;
+        } else {
+          q += c;
+        }
+    }
+  }
+  return q + "\"";
+}
+
+/// A number as Python's repr() writes a float: the fewest digits that read back to the same
+/// double, and a whole number with ".0" (4814.0), so that a script reads back exactly the value
+/// the program computed. Not a number or an infinity, which JSON cannot hold, is null.
+inline std::string json_number(double v) {
+  char text[40];
+  if (!std::isfinite(v)) return "null";
+  if (v == std::floor(v) && std::fabs(v) < 1e16) {
+    std::snprintf(text, sizeof text, "%.1f", v);
+    return text;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v) break;
+  }
+  return text;
+}
+
+/// A JSON value as --info builds it: null, a scalar, an array, or an object whose keys keep the
+/// order they were set in. dump() lays it out as Python's `json.dumps(value, indent=2)` does, so
+/// that scripts may compare it, or write it again, byte for byte.
+class Json {
+ public:
+  Json() = default;  ///< null
+  /// A string.
+  static Json text(const std::string& s) { return scalar(json_quote(s)); }
+  /// A whole number.
+  static Json integer(int64_t v) { return scalar(std::to_string(v)); }
+  /// A number that may have a fraction (see wb::json_number).
+  static Json number(double v) { return scalar(json_number(v)); }
+  /// true or false.
+  static Json boolean(bool v) { return scalar(v ? "true" : "false"); }
+  /// An empty array: fill it with push().
+  static Json array() { return composite(Kind::Array); }
+  /// An empty object: fill it with set().
+  static Json object() { return composite(Kind::Object); }
+  /// An array of strings.
+  static Json texts(const std::vector<std::string>& list) {
+    Json a = array();
+    for (const auto& s : list) a.push(text(s));
+    return a;
+  }
+  /// Append a value to an array.
+  Json& push(Json value) {
+    values_.push_back(std::move(value));
+    return *this;
+  }
+  /// Add a key to an object (after the keys set before it).
+  Json& set(const std::string& key, Json value) {
+    keys_.push_back(key);
+    values_.push_back(std::move(value));
+    return *this;
+  }
+  /// The value as text, its inner lines indented by two spaces per level below `depth`.
+  std::string dump(int depth = 0) const {
+    if (kind_ == Kind::Scalar) return scalar_;
+    const char* brackets = kind_ == Kind::Array ? "[]" : "{}";
+    if (values_.empty()) return brackets;
+    const std::string inner(size_t(2 * (depth + 1)), ' ');
+    std::string out(1, brackets[0]);
+    for (size_t i = 0; i < values_.size(); ++i) {
+      out += (i ? ",\n" : "\n") + inner;
+      if (kind_ == Kind::Object) out += json_quote(keys_[i]) + ": ";
+      out += values_[i].dump(depth + 1);
+    }
+    return out + "\n" + std::string(size_t(2 * depth), ' ') + brackets[1];
+  }
+
+ private:
+  enum class Kind { Scalar, Array, Object };
+  static Json scalar(std::string text) {
+    Json j;
+    j.scalar_ = std::move(text);
+    return j;
+  }
+  static Json composite(Kind kind) {
+    Json j;
+    j.kind_ = kind;
+    return j;
+  }
+  Kind kind_ = Kind::Scalar;
+  std::string scalar_ = "null";    // a scalar already written as JSON
+  std::vector<std::string> keys_;  // an object's keys, one per value
+  std::vector<Json> values_;       // an array's or an object's values
+};
+
+/// What --info reports as "device": the facts of CUDA device `ordinal` as a JSON object, or
+/// null where there is no usable device. This header knows no CUDA, so its own answer is null;
+/// wb_cuda.cuh installs one that asks the driver (wb::cuda_device_info).
+using DeviceInfo = Json (*)(int ordinal);
+
+/// The answer without CUDA: no device.
+inline Json no_device_info(int) { return Json(); }
+
+/// The function --info asks for "device" (see wb::DeviceInfo).
+inline DeviceInfo device_info = no_device_info;
+
+/// --info's name for a part of the course.
+inline const char* part_name(Part p) {
+  switch (p) {
+    case Part::Ceiling: return "ceiling";
+    case Part::Reduction: return "reduction";
+    case Part::Scan: return "scan";
+    case Part::MultiGpu: return "multi-gpu";
+    case Part::Unset: break;
+  }
+  return "unset";
+}
+
+/// --info's name for a block rule.
+inline const char* block_rule_name(BlockRule r) {
+  switch (r) {
+    case BlockRule::Any: return "any";
+    case BlockRule::MultipleOf32: return "multiple-of-32";
+    case BlockRule::PowerOfTwo: return "power-of-two";
+    case BlockRule::None: break;
+  }
+  return "none";
+}
+
+/// What a row's bytes count under an op's rule (docs/pages/measuring.md, "Bytes counted").
+inline const char* bytes_rule(Op op) {
+  return op == Op::Reduce ? "each input element read once (4 bytes)"
+                          : "each element read once and written once (8 bytes)";
+}
+
+/// The flags a chapter takes, in --help's order: the shared ones, its optional ones, then those
+/// it parses itself. --help, --info and --list-variants, which every program answers, are not
+/// listed.
+inline std::vector<std::string> chapter_flags(const Spec& s) {
+  std::vector<std::string> f = {"--n", "--offset", "--reps", "--warmup", "--seed", "--no-flush", "--csv", "--device"};
+  if (s.block.rule != BlockRule::None) f.push_back("--block");
+  if (s.batch.default_value) f.push_back("--batch");
+  if (!s.variants.empty()) f.push_back("--variant");
+  if (s.racy) f.push_back("--racy");
+  f.insert(f.end(), s.extra_flags.begin(), s.extra_flags.end());
+  return f;
+}
+
+/// The rows a run without --variant reports: the default variant's, or the chapter's own list.
+inline const std::vector<std::string>& default_kernels(const Spec& s) {
+  return s.variants.empty() ? s.kernels : s.variants.front().kernels;
+}
+
+/// What --info prints: the chapter as the scripts need it (see docs/pages/measuring.md), with
+/// `device` (wb::DeviceInfo's answer) last.
+inline Json info_json(const Spec& s, const Json& device) {
+  Json info = Json::object();
+  info.set("chapter", Json::text(s.chapter))
+      .set("slug", Json::text(s.slug))
+      .set("idea", Json::text(s.idea))
+      .set("part", Json::text(part_name(s.part)))
+      .set("op", Json::text(s.op == Op::Reduce ? "reduce" : "scan"))
+      .set("bytes_per_element", Json::integer(int64_t(bytes_per_element(s.op))))
+      .set("bytes", Json::text(*s.bytes ? s.bytes : bytes_rule(s.op)))
+      .set("flags", Json::texts(chapter_flags(s)));
+  Json block, batch;  // null where the chapter has no such flag
+  if (s.block.rule != BlockRule::None)
+    block = Json::object()
+                .set("rule", Json::text(block_rule_name(s.block.rule)))
+                .set("default", Json::integer(s.block.default_value))
+                .set("min", Json::integer(s.block.min))
+                .set("max", Json::integer(s.block.max));
+  if (s.batch.default_value)
+    batch = Json::object()
+                .set("default", Json::integer(s.batch.default_value))
+                .set("max", Json::integer(s.batch.max))
+                .set("power_of_two", Json::boolean(s.batch.power_of_two));
+  Json variants = Json::array();
+  for (const auto& v : s.variants)
+    variants.push(Json::object().set("name", Json::text(v.name)).set("kernels", Json::texts(v.kernels)));
+  info.set("block", block).set("batch", batch).set("variants", variants);
+  info.set("default_kernels", Json::texts(default_kernels(s)));
+  if (!s.ceilings.copy.empty() || !s.ceilings.read.empty())
+    info.set("ceilings", Json::object().set("copy", Json::texts(s.ceilings.copy)).set("read", Json::texts(s.ceilings.read)));
+  info.set("device", device);
+  return info;
+}
+
+/// What --list-variants prints: the --variant names, one a line, in the Spec's order; nothing
+/// for a chapter without --variant.
+inline std::string variant_names(const Spec& s) {
+  std::string out;
+  for (const auto& v : s.variants) out += v.name + "\n";
+  return out;
+}
+
 /// What parse_args() found.
 enum class Parse {
-  Ok,    ///< run with the options
-  Help,  ///< --help: print the usage and exit 0
-  Error  ///< a bad command line: print the message and exit 2
+  Ok,            ///< run with the options
+  Help,          ///< --help: print the usage and exit 0
+  Info,          ///< --info: print wb::info_json and exit 0
+  ListVariants,  ///< --list-variants: print wb::variant_names and exit 0
+  Error          ///< a bad command line: print the message and exit 2
 };
 
 /// Parse argv against a chapter's Spec. Accepts `--flag value` and `--flag=value`.
@@ -187,7 +447,10 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
   opt = Options{};
   opt.block = spec.block.default_value;
   opt.batch = spec.batch.default_value;
-  if (!spec.variants.empty()) opt.variant = spec.variants.front();
+  if (!spec.variants.empty()) opt.variant = spec.variants.front().name;
+  // --info and --list-variants answer after the whole line is read: a bad flag still exits 2,
+  // and --device, wherever it stands, names the device --info describes.
+  Parse answer = Parse::Ok;
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
@@ -221,6 +484,14 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
     int64_t v = 0;
     if (arg == "--help" || arg == "-h") {
       return Parse::Help;
+    } else if (arg == "--info" || arg == "--list-variants") {
+      if (!flag_only()) return Parse::Error;
+      const Parse asked = arg == "--info" ? Parse::Info : Parse::ListVariants;
+      if (answer != Parse::Ok && answer != asked) {
+        error = "--info and --list-variants cannot be given together";
+        return Parse::Error;
+      }
+      answer = asked;
     } else if (arg == "--n") {
       if (!count(1, kMaxN, v)) return Parse::Error;
       opt.n = v;
@@ -275,10 +546,10 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
       std::string text;
       if (!next(text)) return Parse::Error;
       bool known = false;
-      for (const auto& name : spec.variants) known = known || name == text;
+      for (const auto& v : spec.variants) known = known || v.name == text;
       if (!known) {
         error = "--variant '" + text + "' is not known: this chapter takes";
-        for (const auto& name : spec.variants) error += " " + name;
+        for (const auto& v : spec.variants) error += " " + v.name;
         return Parse::Error;
       }
       opt.variant = text;
@@ -287,7 +558,7 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
       return Parse::Error;
     }
   }
-  return Parse::Ok;
+  return answer;
 }
 
 /// Make a tile (--block x --batch) fit `limit` bytes of shared memory per block, where
@@ -322,6 +593,12 @@ inline Options parse_or_exit(int argc, char** argv, const Spec& spec) {
   switch (parse_args(argc, argv, spec, opt, error)) {
     case Parse::Help:
       std::fputs(usage(spec).c_str(), stdout);
+      std::exit(0);
+    case Parse::Info:
+      std::fputs((info_json(spec, device_info(opt.device)).dump() + "\n").c_str(), stdout);
+      std::exit(0);
+    case Parse::ListVariants:
+      std::fputs(variant_names(spec).c_str(), stdout);
       std::exit(0);
     case Parse::Error:
       std::fprintf(stderr, "chapter%s: %s\n", spec.chapter, error.c_str());

@@ -65,8 +65,11 @@ int main(int argc, char** argv) {
   const char* faults[] = {"correct",        "no_launch",          "skip_first",    "skip_last",
                           "write_past_end", "write_before_start", "read_past_end", "read_before_start"};
   for (const char* op : {"reduce_", "scan_"})
-    for (const char* fault : faults) spec.variants.push_back(std::string(op) + fault);
-  spec.variants.push_back("no_rows");
+    for (const char* fault : faults) {
+      const std::string name = std::string(op) + fault;
+      spec.variants.push_back({name, {name}});  // each variant's one row is named for it
+    }
+  spec.variants.push_back({"no_rows", {}});
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   const bool scan = opt.variant.rfind("scan_", 0) == 0;

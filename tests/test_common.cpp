@@ -30,7 +30,8 @@ static wb::Spec full_spec() {
   s.idea = "a chapter with every optional flag";
   s.block = {wb::BlockRule::PowerOfTwo, 256, 32, 1024};
   s.batch = {8, 64, false};
-  s.variants = {"warp", "block", "all"};
+  s.variants = {{"warp", {"reduce_warp"}}, {"block", {"reduce_block"}}};
+  s.variants.push_back(wb::every_variant(s.variants));
   s.racy = true;
   return s;
 }

@@ -185,6 +185,11 @@ int main(int argc, char** argv) {
   spec.slug = "speed-of-light";
   spec.idea = "the theoretical peak, the measured copy and read-only ceilings, and the DRAM and L2 load latency of this GPU";
   spec.op = wb::Op::Reduce;
+  spec.bytes = "the copies count each element read and written (8 bytes), the read-only sum each element read "
+               "(4 bytes), the latency chases the 4 bytes of each load";
+  spec.part = wb::Part::Ceiling;
+  spec.kernels = {"memcpy_d2d", "copy_int4", "read_sum_int4", "latency_dram_chase", "latency_l2_chase"};
+  spec.ceilings = {{"memcpy_d2d", "copy_int4"}, {"read_sum_int4"}};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

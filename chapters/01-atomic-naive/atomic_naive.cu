@@ -44,7 +44,9 @@ int main(int argc, char** argv) {
   spec.slug = "atomic-naive";
   spec.idea = "one global atomicAdd per element: correct, and limited by contention on one address";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::Any, kBlock, 1, 1024};
+  spec.kernels = {"reduce_atomic_naive"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

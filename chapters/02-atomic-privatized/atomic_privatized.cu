@@ -157,9 +157,10 @@ int main(int argc, char** argv) {
   spec.slug = "atomic-privatized";
   spec.idea = "sum in registers, then one global atomicAdd per thread, per warp or per block";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, kWarp, kMaxBlock};
-  for (const Variant& v : kVariants) spec.variants.push_back(v.name);
-  spec.variants.push_back("all");
+  for (const Variant& v : kVariants) spec.variants.push_back({v.name, {v.kernel_name}});
+  spec.variants.push_back(wb::every_variant(spec.variants));
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

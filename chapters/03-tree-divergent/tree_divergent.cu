@@ -79,7 +79,9 @@ int main(int argc, char** argv) {
   spec.slug = "tree-divergent";
   spec.idea = "a shared-memory tree per block (interleaved, divergent), relaunched until one value remains";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::PowerOfTwo, kBlock, 32, 1024};
+  spec.kernels = {"reduce_tree_divergent"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

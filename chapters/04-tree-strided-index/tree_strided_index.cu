@@ -77,7 +77,9 @@ int main(int argc, char** argv) {
   spec.slug = "tree-strided-index";
   spec.idea = "the same tree with a strided index: no modulo, but shared-memory bank conflicts";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::PowerOfTwo, kBlock, 32, 1024};
+  spec.kernels = {"reduce_tree_strided_index"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

@@ -167,9 +167,10 @@ int main(int argc, char** argv) {
   spec.slug = "tree-sequential";
   spec.idea = "a conflict-free halving tree per block, and a grid-stride load that makes two passes enough";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::PowerOfTwo, kBlock, 32, 1024};
-  for (const Variant& v : kVariants) spec.variants.push_back(v.name);
-  spec.variants.push_back("all");
+  for (const Variant& v : kVariants) spec.variants.push_back({v.name, {v.kernel_name}});
+  spec.variants.push_back(wb::every_variant(spec.variants));
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

@@ -116,7 +116,9 @@ int main(int argc, char** argv) {
   spec.slug = "warp-unroll";
   spec.idea = "warp 0 finishes the tree with __syncwarp, and a template block size unrolls it completely";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::PowerOfTwo, kBlock, 64, 1024};
+  spec.kernels = {"reduce_warp_unroll"};
   spec.racy = true;
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);

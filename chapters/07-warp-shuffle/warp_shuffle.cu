@@ -133,9 +133,10 @@ int main(int argc, char** argv) {
   spec.slug = "warp-shuffle";
   spec.idea = "each warp sums in registers (shuffles or __reduce_add_sync); one shared int per warp";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
-  for (const Variant& v : kVariants) spec.variants.push_back(v.name);
-  spec.variants.push_back("all");
+  for (const Variant& v : kVariants) spec.variants.push_back({v.name, {v.kernel_name}});
+  spec.variants.push_back(wb::every_variant(spec.variants));
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

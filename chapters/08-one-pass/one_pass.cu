@@ -143,8 +143,10 @@ int main(int argc, char** argv) {
   spec.slug = "one-pass";
   spec.idea = "one launch: blocks combine their sums with an atomicAdd, or the last block to finish adds them";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
-  spec.variants = {"atomic", "last_block", "all"};
+  spec.variants = {{"atomic", {"reduce_one_pass_atomic"}}, {"last_block", {"reduce_one_pass_last_block"}}};
+  spec.variants.push_back(wb::every_variant(spec.variants));
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

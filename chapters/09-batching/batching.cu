@@ -147,10 +147,11 @@ int main(int argc, char** argv) {
   spec.slug = "batching";
   spec.idea = "each thread adds K elements of a coalesced tile, several loads in flight, before the block sum";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.batch = {kBatch, kMaxBatch, false};
-  for (const Variant& v : kVariants) spec.variants.push_back(v.name);
-  spec.variants.push_back("all");
+  for (const Variant& v : kVariants) spec.variants.push_back({v.name, {v.kernel_name}});
+  spec.variants.push_back(wb::every_variant(spec.variants));
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

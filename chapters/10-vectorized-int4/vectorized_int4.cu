@@ -156,8 +156,10 @@ int main(int argc, char** argv) {
   spec.slug = "vectorized-int4";
   spec.idea = "16-byte int4 loads over the aligned body, scalar head and tail (--batch K = int4 loads per thread)";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, kMaxBlock};
   spec.batch = {kBatch, kMaxBatch, true, "16-byte int4 loads (4 elements each) per thread"};
+  spec.kernels = {"reduce_vectorized"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

@@ -243,9 +243,11 @@ int main(int argc, char** argv) {
   spec.idea = "one launch, no memset, int4 body: the workbook's best sum beside cub::DeviceReduce::Sum "
               "(--batch K = int4 loads per thread)";
   spec.op = wb::Op::Reduce;
+  spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, kMaxBlock};
   spec.batch = {kBatch, kMaxBatch, true, "16-byte int4 loads (4 elements each) per thread"};
-  spec.variants = {"single", "sweep"};
+  spec.variants = {{"single", {"cub_device_reduce_sum", "reduce_best"}},
+                   {"sweep", {"cub_device_reduce_sum", "reduce_best"}}};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   const bool sweep = opt.variant == "sweep";

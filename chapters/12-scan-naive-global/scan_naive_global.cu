@@ -63,7 +63,9 @@ int main(int argc, char** argv) {
   spec.slug = "scan-naive-global";
   spec.idea = "blockwise Hillis-Steele scan in global memory, two barriers per step";
   spec.op = wb::Op::Scan;
+  spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::Any, kBlock, 32, 1024};
+  spec.kernels = {"scan_naive_global"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

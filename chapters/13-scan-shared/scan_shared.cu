@@ -147,8 +147,10 @@ int main(int argc, char** argv) {
   spec.slug = "scan-shared";
   spec.idea = "blockwise Hillis-Steele scan in shared memory: one global read and write per element";
   spec.op = wb::Op::Scan;
+  spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::Any, kBlock, 32, 1024};
-  spec.variants = {"kogge_stone", "brent_kung", "all"};
+  spec.variants = {{"kogge_stone", {"scan_shared"}}, {"brent_kung", {"scan_brent_kung"}}};
+  spec.variants.push_back(wb::every_variant(spec.variants));
   spec.racy = true;
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);

@@ -63,7 +63,9 @@ int main(int argc, char** argv) {
   spec.slug = "scan-double-buffer";
   spec.idea = "blockwise Hillis-Steele scan with two shared buffers: one barrier per step";
   spec.op = wb::Op::Scan;
+  spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::Any, kBlock, 32, 1024};
+  spec.kernels = {"scan_double_buffer"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

@@ -86,7 +86,9 @@ int main(int argc, char** argv) {
   spec.slug = "scan-warp-shuffle";
   spec.idea = "blockwise scan: warp scans in registers with __shfl_up_sync, then a scan of the warp totals";
   spec.op = wb::Op::Scan;
+  spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
+  spec.kernels = {"scan_warp_shuffle"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

@@ -188,8 +188,10 @@ int main(int argc, char** argv) {
   spec.slug = "scan-coarsened";
   spec.idea = "blockwise scan: each thread scans K elements serially, the block scans the thread totals";
   spec.op = wb::Op::Scan;
+  spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.batch = {kBatch, kMaxBatch, true};
+  spec.kernels = {"scan_coarsened"};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   wb::Device dev = wb::open_device(opt);

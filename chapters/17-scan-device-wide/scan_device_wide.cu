@@ -595,9 +595,18 @@ int main(int argc, char** argv) {
   spec.idea = "whole-array scan: reduce-then-scan, single pass with decoupled look-back (plain, without a memset, "
               "tuned), and CUB";
   spec.op = wb::Op::Scan;
+  spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.batch = {kBatch, kMaxBatch, true};
-  spec.variants = {"all", "reduce_then_scan", "single_pass", "single_pass_no_memset", "single_pass_tuned", "cub", "sweep"};
+  spec.variants = {
+      {"all",
+       {kCubRow, "scan_reduce_then_scan", "scan_single_pass", "scan_single_pass_no_memset", "scan_single_pass_tuned"}},
+      {"reduce_then_scan", {"scan_reduce_then_scan"}},
+      {"single_pass", {"scan_single_pass"}},
+      {"single_pass_no_memset", {"scan_single_pass_no_memset"}},
+      {"single_pass_tuned", {"scan_single_pass_tuned"}},
+      {"cub", {kCubRow}},
+      {"sweep", {kCubRow, "scan_single_pass", "scan_single_pass_no_memset", "scan_single_pass_tuned"}}};
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   const bool sweep = opt.variant == "sweep";

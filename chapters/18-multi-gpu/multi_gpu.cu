@@ -812,14 +812,20 @@ int main(int argc, char** argv) {
   spec.idea = "the sum and the scan over several GPUs: each GPU its shard (chapters 11 and 17), NCCL's "
               "all-reduce and all-gather between them";
   spec.op = wb::Op::Scan;
+  spec.bytes = "the sums count each element read (4 bytes), the scans each element read and written (8 bytes)";
+  spec.part = wb::Part::MultiGpu;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.batch = {kBatch, kMaxBatch, true};
-  spec.variants = {"all", "sum", "scan", "scan_in_place"};
+  spec.variants = {{"all", {"sum_one_gpu", "sum_allreduce", "scan_one_gpu", "scan_allgather"}},
+                   {"sum", {"sum_one_gpu", "sum_allreduce"}},
+                   {"scan", {"scan_one_gpu", "scan_allgather"}},
+                   {"scan_in_place", {"scan_one_gpu_in_place", "scan_allgather_in_place"}}};
   spec.extra_usage =
       "  --gpus G      GPUs to spread the array over (default: every visible GPU from --device on;\n"
       "                under mpirun: one per process, and G must equal the number of processes)\n"
       "  The array of N elements (default 2^30 per GPU) is cut into G shards. Run one process per\n"
       "  GPU with `mpirun -np G ./chapter18` in a build that found MPI.\n";
+  spec.extra_flags = {"--gpus"};
 
   // --gpus is this chapter's own flag: take it out before the shared parser sees argv.
   int gpus_asked = 0;
@@ -1134,11 +1140,10 @@ int main(int argc, char** argv) {
     efficiency_note(multi, one);
   }
   if (all || opt.variant == "scan" || in_place) {
-    const std::string suffix = in_place ? "_in_place" : "";
-    const wb::Row one = measure("scan_one_gpu" + suffix, true, scan_one, poison_scan, true,
-                                "gpus=1 (shard 0 alone) " + m.local[0].policy.describe());
-    const wb::Row multi = measure("scan_allgather" + suffix, false, scan_all, poison_scan, true,
-                                  launch_mode + " " + m.local[0].policy.describe());
+    const wb::Row one = measure(in_place ? "scan_one_gpu_in_place" : "scan_one_gpu", true, scan_one, poison_scan,
+                                true, "gpus=1 (shard 0 alone) " + m.local[0].policy.describe());
+    const wb::Row multi = measure(in_place ? "scan_allgather_in_place" : "scan_allgather", false, scan_all,
+                                  poison_scan, true, launch_mode + " " + m.local[0].policy.describe());
     efficiency_note(multi, one);
   }
 
