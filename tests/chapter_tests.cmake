@@ -19,7 +19,9 @@ foreach(bad
     "offset_text@@--offset x@@--offset 'x' is not allowed"
     "block_too_big@@--block 2000@@(--block '2000' is not allowed|unknown argument '--block')"
     "batch_zero@@--batch 0@@(--batch '0' is not allowed|unknown argument '--batch')"
-    "variant_unknown@@--variant nope@@(--variant 'nope' is not known|unknown argument '--variant')")
+    "variant_unknown@@--variant nope@@(--variant 'nope' is not known|unknown argument '--variant')"
+    "info_extra@@--info extra@@unknown argument 'extra'"
+    "list_variants_value@@--list-variants=x@@--list-variants takes no value")
   string(REPLACE "@@" ";" parts "${bad}")
   list(GET parts 0 name)
   list(GET parts 1 args)

@@ -20,6 +20,18 @@ add_test(NAME host_scripts COMMAND ${CMAKE_COMMAND} -E env WB_TEST_COMMON=$<TARG
          bash ${WB_TESTS}/scripts_test.sh)
 set_tests_properties(host_scripts PROPERTIES LABELS host TIMEOUT 300)
 
+# scripts/wblib, the Python tooling: CSV reading, the summary's render, SVG text, `wb.py info`
+# (tests/test_wblib.py, standard library unittest).
+add_test(NAME host_wblib COMMAND python3 ${WB_TESTS}/test_wblib.py)
+set_tests_properties(host_wblib PROPERTIES LABELS host TIMEOUT 300)
+
+# docs/results/chapters.json (what the render stages know of each chapter) is what the built
+# programs say with --info: regenerate with `python3 scripts/wb.py info --write`. A chapter not
+# built is reported as skipped; with none built the test is skipped (77).
+add_test(NAME chapters_info_up_to_date
+         COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/wb.py info --check --bin-dir ${CMAKE_BINARY_DIR})
+set_tests_properties(chapters_info_up_to_date PROPERTIES LABELS host SKIP_RETURN_CODE 77)
+
 # Every chapter under compute-sanitizer (racecheck, memcheck, synccheck, initcheck), clean in its
 # normal mode, its --racy run reported. Slow (minutes): run it alone with `ctest -L sanitizer`
 # (`ctest -LE sanitizer` leaves it out). Skipped without a GPU or compute-sanitizer; a failure
@@ -28,6 +40,23 @@ add_test(NAME sanitize_all_chapters
          COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/sanitize.sh --bin-dir ${CMAKE_BINARY_DIR} --logs ${CMAKE_BINARY_DIR}/sanitize)
 set_tests_properties(sanitize_all_chapters PROPERTIES LABELS sanitizer SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
                      RUN_SERIAL TRUE TIMEOUT 5400)
+
+# What every built chapter says about itself (--info, --list-variants), without a GPU: the JSON
+# and its layout, chapter and slug against the directory, part, the bytes of its op, the variants
+# against --list-variants, and every row name a string literal of the chapter's source; "device"
+# null with CUDA_VISIBLE_DEVICES empty; and negative controls (tests/info_check.py).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(wb_info_python python3)
+if(Python3_Interpreter_FOUND)
+  set(wb_info_python ${Python3_EXECUTABLE})
+endif()
+set(wb_info_programs "")
+foreach(t IN LISTS WB_CHAPTERS)
+  list(APPEND wb_info_programs $<TARGET_FILE:${t}>)
+endforeach()
+add_test(NAME host_chapter_info
+         COMMAND ${wb_info_python} ${WB_TESTS}/info_check.py --root ${CMAKE_SOURCE_DIR} ${wb_info_programs})
+set_tests_properties(host_chapter_info PROPERTIES LABELS host TIMEOUT 300)
 
 # The generated parts of every page (navigation, code excerpts, the diff from the previous
 # chapter) match the programs: regenerate with `sh scripts/pages.sh` after changing a chapter.

@@ -28,6 +28,7 @@ static wb::Spec full_spec() {
   s.chapter = "99";
   s.slug = "test";
   s.idea = "a chapter with every optional flag";
+  s.part = wb::Part::Reduction;
   s.block = {wb::BlockRule::PowerOfTwo, 256, 32, 1024};
   s.batch = {8, 64, false};
   s.variants = {{"warp", {"reduce_warp"}}, {"block", {"reduce_block"}}};
@@ -159,6 +160,200 @@ static void test_usage() {
   EXPECT(u.find("(default 256)") != std::string::npos);
   EXPECT(u.find("one of: warp block all (default warp)") != std::string::npos);
   EXPECT(u.find("--racy") != std::string::npos);
+}
+
+// Whether `got` is exactly `want`; if not, say where they first differ (unless `quiet`, as in a
+// negative control that expects them to differ).
+static bool same_text(const std::string& got, const std::string& want, bool quiet = false) {
+  if (got == want) return true;
+  if (!quiet) {
+    size_t at = 0;
+    while (at < got.size() && at < want.size() && got[at] == want[at]) ++at;
+    std::printf("  texts differ at byte %zu:\n  got:  '%s'\n  want: '%s'\n", at, got.substr(at, 40).c_str(),
+                want.substr(at, 40).c_str());
+  }
+  return false;
+}
+
+static void test_json() {
+  // Quotes, backslashes and control characters, as Python's json module writes them.
+  EXPECT(same_text(wb::json_quote("plain"), "\"plain\""));
+  EXPECT(same_text(wb::json_quote("a\"b\\c/d"), "\"a\\\"b\\\\c/d\""));
+  EXPECT(same_text(wb::json_quote("\n\r\t\b\f"), "\"\\n\\r\\t\\b\\f\""));
+  EXPECT(same_text(wb::json_quote(std::string("\x01\x1f\x7f", 3)), "\"\\u0001\\u001f\x7f\""));
+  EXPECT(same_text(wb::json_quote(std::string("nul\0x", 5)), "\"nul\\u0000x\""));
+  // Numbers as Python's repr() writes floats: the shortest text that reads back the same double.
+  EXPECT(same_text(wb::json_number(4814.0), "4814.0"));
+  EXPECT(same_text(wb::json_number(4916.736), "4916.736"));  // 2 x 3201 MHz x 768 bytes
+  EXPECT(same_text(wb::json_number(0.1), "0.1"));
+  EXPECT(same_text(wb::json_number(-0.5), "-0.5"));
+  EXPECT(same_text(wb::json_number(1e10), "10000000000.0"));
+  EXPECT(same_text(wb::json_number(1e16), "1e+16"));
+  EXPECT(same_text(wb::json_number(1.5e-7), "1.5e-07"));
+  EXPECT(same_text(wb::json_number(1.0 / 3), "0.3333333333333333"));
+  // Empty containers stay on one line, as json.dumps(indent=2) writes them.
+  EXPECT(same_text(wb::Json::array().dump(), "[]"));
+  EXPECT(same_text(wb::Json::object().dump(), "{}"));
+  EXPECT(same_text(wb::Json().dump(), "null"));
+}
+
+// The device object of a made-up GPU, as wb::cuda_device_info would build it.
+static wb::Json made_up_device() {
+  return wb::Json::object()
+      .set("ordinal", wb::Json::integer(1))
+      .set("name", wb::Json::text("GPU \"X\""))
+      .set("sm", wb::Json::text("90"))
+      .set("sms", wb::Json::integer(132))
+      .set("l2_bytes", wb::Json::integer(52428800))
+      .set("peak_gbps", wb::Json::number(4916.736));
+}
+
+static void test_info() {
+  // Every optional flag, three variants (all's rows are the other two's), a device.
+  const std::string full =
+      "{\n"
+      "  \"chapter\": \"99\",\n"
+      "  \"slug\": \"test\",\n"
+      "  \"idea\": \"a chapter with every optional flag\",\n"
+      "  \"part\": \"reduction\",\n"
+      "  \"op\": \"reduce\",\n"
+      "  \"bytes_per_element\": 4,\n"
+      "  \"bytes\": \"each input element read once (4 bytes)\",\n"
+      "  \"flags\": [\n"
+      "    \"--n\",\n    \"--offset\",\n    \"--reps\",\n    \"--warmup\",\n    \"--seed\",\n"
+      "    \"--no-flush\",\n    \"--csv\",\n    \"--device\",\n    \"--block\",\n    \"--batch\",\n"
+      "    \"--variant\",\n    \"--racy\"\n"
+      "  ],\n"
+      "  \"block\": {\n"
+      "    \"rule\": \"power-of-two\",\n"
+      "    \"default\": 256,\n"
+      "    \"min\": 32,\n"
+      "    \"max\": 1024\n"
+      "  },\n"
+      "  \"batch\": {\n"
+      "    \"default\": 8,\n"
+      "    \"max\": 64,\n"
+      "    \"power_of_two\": false\n"
+      "  },\n"
+      "  \"variants\": [\n"
+      "    {\n"
+      "      \"name\": \"warp\",\n"
+      "      \"kernels\": [\n"
+      "        \"reduce_warp\"\n"
+      "      ]\n"
+      "    },\n"
+      "    {\n"
+      "      \"name\": \"block\",\n"
+      "      \"kernels\": [\n"
+      "        \"reduce_block\"\n"
+      "      ]\n"
+      "    },\n"
+      "    {\n"
+      "      \"name\": \"all\",\n"
+      "      \"kernels\": [\n"
+      "        \"reduce_warp\",\n"
+      "        \"reduce_block\"\n"
+      "      ]\n"
+      "    }\n"
+      "  ],\n"
+      "  \"default_kernels\": [\n"
+      "    \"reduce_warp\"\n"
+      "  ],\n"
+      "  \"device\": {\n"
+      "    \"ordinal\": 1,\n"
+      "    \"name\": \"GPU \\\"X\\\"\",\n"
+      "    \"sm\": \"90\",\n"
+      "    \"sms\": 132,\n"
+      "    \"l2_bytes\": 52428800,\n"
+      "    \"peak_gbps\": 4916.736\n"
+      "  }\n"
+      "}";
+  const std::string got_full = wb::info_json(full_spec(), made_up_device()).dump();
+  EXPECT(same_text(got_full, full));
+  // Negative control: the comparison fails on a one-character difference (the min of --block).
+  std::string wrong = full;
+  wrong.replace(wrong.find("\"min\": 32"), 9, "\"min\": 64");
+  EXPECT(!same_text(got_full, wrong, true));
+
+  // No optional flag but one parsed by the chapter itself, no variants, ceilings, its own
+  // sentence for the bytes, and no device.
+  wb::Spec bare;
+  bare.chapter = "98";
+  bare.slug = "bare";
+  bare.idea = "tab\there, \"quoted\"";
+  bare.op = wb::Op::Scan;
+  bare.bytes = "a row of its own";
+  bare.part = wb::Part::Ceiling;
+  bare.kernels = {"copy_a", "read_b"};
+  bare.ceilings = {{"copy_a"}, {"read_b"}};
+  bare.extra_flags = {"--gpus"};
+  const std::string none =
+      "{\n"
+      "  \"chapter\": \"98\",\n"
+      "  \"slug\": \"bare\",\n"
+      "  \"idea\": \"tab\\there, \\\"quoted\\\"\",\n"
+      "  \"part\": \"ceiling\",\n"
+      "  \"op\": \"scan\",\n"
+      "  \"bytes_per_element\": 8,\n"
+      "  \"bytes\": \"a row of its own\",\n"
+      "  \"flags\": [\n"
+      "    \"--n\",\n    \"--offset\",\n    \"--reps\",\n    \"--warmup\",\n    \"--seed\",\n"
+      "    \"--no-flush\",\n    \"--csv\",\n    \"--device\",\n    \"--gpus\"\n"
+      "  ],\n"
+      "  \"block\": null,\n"
+      "  \"batch\": null,\n"
+      "  \"variants\": [],\n"
+      "  \"default_kernels\": [\n"
+      "    \"copy_a\",\n"
+      "    \"read_b\"\n"
+      "  ],\n"
+      "  \"ceilings\": {\n"
+      "    \"copy\": [\n"
+      "      \"copy_a\"\n"
+      "    ],\n"
+      "    \"read\": [\n"
+      "      \"read_b\"\n"
+      "    ]\n"
+      "  },\n"
+      "  \"device\": null\n"
+      "}";
+  EXPECT(same_text(wb::info_json(bare, wb::Json()).dump(), none));
+  // A scan without its own sentence gets the op's; a Spec that names no part says so.
+  wb::Spec unnamed;
+  unnamed.op = wb::Op::Scan;
+  const std::string u = wb::info_json(unnamed, wb::Json()).dump();
+  EXPECT(u.find("\n  \"part\": \"unset\",\n") != std::string::npos);
+  EXPECT(u.find("\n  \"bytes\": \"each element read once and written once (8 bytes)\",\n") != std::string::npos);
+  // Without CUDA (this test includes no wb_cuda.cuh) --info's device is null.
+  EXPECT(same_text(wb::device_info(0).dump(), "null"));
+
+  // --list-variants: the names in the Spec's order, one a line; nothing without --variant.
+  EXPECT(same_text(wb::variant_names(full_spec()), "warp\nblock\nall\n"));
+  EXPECT(same_text(wb::variant_names(bare), ""));
+  EXPECT(!same_text(wb::variant_names(full_spec()), "warp\nall\nblock\n", true));  // negative control: order counts
+}
+
+static void test_info_flags() {
+  wb::Spec spec = full_spec();
+  wb::Options o;
+  std::string err;
+  EXPECT(parse({"--info"}, spec, o, err) == wb::Parse::Info);
+  EXPECT(parse({"--list-variants"}, spec, o, err) == wb::Parse::ListVariants);
+  // The whole line is read first: --device names the device --info describes, before or after it.
+  EXPECT(parse({"--device", "3", "--info"}, spec, o, err) == wb::Parse::Info && o.device == 3);
+  EXPECT(parse({"--info", "--device", "2"}, spec, o, err) == wb::Parse::Info && o.device == 2);
+  EXPECT(parse({"--list-variants", "--list-variants"}, spec, o, err) == wb::Parse::ListVariants);
+  EXPECT(parse({"--info", "--help"}, spec, o, err) == wb::Parse::Help);
+  // Bad lines are still refused.
+  expect_error({"--info", "extra"}, spec, "unknown argument 'extra'");
+  expect_error({"--info=1"}, spec, "--info takes no value");
+  expect_error({"--list-variants=x"}, spec, "--list-variants takes no value");
+  expect_error({"--info", "--list-variants"}, spec, "--info and --list-variants cannot be given together");
+  expect_error({"--block", "48", "--info"}, spec, "--block '48' is not allowed");
+  // --help names both.
+  const std::string u = wb::usage(spec);
+  EXPECT(u.find("[--help] [--info] [--list-variants]") != std::string::npos);
+  EXPECT(u.find("\n  --info ") != std::string::npos && u.find("\n  --list-variants ") != std::string::npos);
 }
 
 static void test_input() {
@@ -432,6 +627,9 @@ int main(int argc, char** argv) {
   test_parse_valid();
   test_parse_invalid();
   test_usage();
+  test_json();
+  test_info();
+  test_info_flags();
   test_fit_tile();
   test_input();
   test_sum();
