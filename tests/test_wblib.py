@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Unit tests of scripts/wblib (the Python tooling), no GPU and no chapter program needed.
+
+Run: python3 tests/test_wblib.py [-v]   (ctest: host_wblib). Each module's tests are a TestCase
+class of their own; every check has a negative control that shows it can fail."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+
+from wblib import common  # noqa: E402
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+class ReadCsvTest(unittest.TestCase):
+    """common.read_csv: the csv module's reading, header-keyed, with required columns."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="wb-test-")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def csv(self, text):
+        path = os.path.join(self.dir, "t.csv")
+        write(path, text)
+        return path
+
+    def test_quoted_field_keeps_commas_and_quotes(self):
+        line = '05,reduce_x,1024,256,1,"tile=256x8, window=4 ""tuned""",PASS'
+        path = self.csv("chapter,kernel,n,block,batch,config,verified\n" + line + "\n")
+        rows = common.read_csv(path, ["config"])
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["config"], 'tile=256x8, window=4 "tuned"')
+        self.assertEqual(rows[0]["verified"], "PASS")
+        # Negative control: splitting on commas cuts the quoted field in two and shifts the rest.
+        naive = dict(zip("chapter,kernel,n,block,batch,config,verified".split(","), line.split(",")))
+        self.assertNotEqual(naive["config"], rows[0]["config"])
+        self.assertNotEqual(naive["verified"], "PASS")
+
+    def test_values_above_2_to_the_32_stay_exact(self):
+        path = self.csv("chapter,kernel,n\n11,reduce_best,4294967303\n")
+        n = common.number(common.read_csv(path, ["n"])[0]["n"])
+        self.assertEqual(n, 4294967303)
+        self.assertIsInstance(n, int)
+        self.assertEqual(common.pow2(n), "4294967303")
+        self.assertEqual(common.pow2(4294967296), "2^32")
+        # Negative control: %g formatting (awk's default for numbers) mangles it.
+        self.assertEqual("%g" % n, "4.29497e+09")
+        self.assertNotEqual(common.pow2(n), "%g" % n)
+
+    def test_missing_required_column_is_named(self):
+        path = self.csv("chapter,kernel,median_ms\n05,reduce_x,1.0\n")
+        with self.assertRaises(common.CsvError) as caught:
+            common.read_csv(path, ["chapter", "verified"])
+        self.assertIn("verified", str(caught.exception))
+        self.assertNotIn("chapter,", str(caught.exception))
+        # Negative control: the columns that are there do not raise.
+        self.assertEqual(common.read_csv(path, ["chapter", "median_ms"])[0]["median_ms"], "1.0")
+
+    def test_missing_file(self):
+        with self.assertRaises(common.CsvError):
+            common.read_csv(os.path.join(self.dir, "none.csv"))
+        # Negative control: an existing file reads.
+        self.assertEqual(common.read_csv(self.csv("a\n1\n")), [{"a": "1"}])
+
+
+# ---- summary ---------------------------------------------------------------------------------
+
+HEADER = "chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,run,device,peak_gbps\n"
+FACTS = [{"chapter": "00", "part": "ceiling", "ceilings": {"copy": ["copy_a", "copy_b"], "read": ["read_a"]}},
+         {"chapter": "01", "part": "reduction"}, {"chapter": "11", "part": "reduction"},
+         {"chapter": "12", "part": "scan"}]
+
+
+def row(ch, kernel, n, ms, gbps, run="main", ok="PASS"):
+    return f"{ch},{kernel},{n},256,1,{ms},{ms},{gbps},{gbps / 48.14:.1f},{ok},{run},NVIDIA H200,4814\n"
+
+
+class SummaryRenderTest(unittest.TestCase):
+    """summary render on a small layout: facts from chapters.json, numbers exact."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="wb-summary-")
+        self.addCleanup(shutil.rmtree, self.root)
+        shutil.copytree(os.path.join(os.path.dirname(HERE), "scripts"), os.path.join(self.root, "scripts"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        for d in ("00-light", "01-naive", "11-best", "12-scan"):
+            os.makedirs(os.path.join(self.root, "chapters", d))
+        write(os.path.join(self.root, "chapters", "11-best", "README.md"),
+              "# 11\n\n<!-- results:begin -->\n<!-- results:end -->\n\n<!-- sweep:begin -->\n<!-- sweep:end -->\n")
+
+    def facts(self, facts):
+        write(os.path.join(self.root, "docs", "results", "chapters.json"), json.dumps(facts, indent=2) + "\n")
+
+    def render(self, rows):
+        write(os.path.join(self.root, "docs", "results", "g.csv"), HEADER + "".join(rows))
+        return subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render",
+                               "--date", "2026-01-02", "docs/results/g.csv"], cwd=self.root, capture_output=True, text=True)
+
+    def read(self, *path):
+        with open(os.path.join(self.root, *path), encoding="utf-8") as f:
+            return f.read()
+
+    def base_rows(self, n=1073741824):
+        return [row("00", "copy_a", n, 2.0, 4000.0), row("00", "copy_b", n, 1.9, 4200.0), row("00", "read_a", n, 1.0, 4400.0),
+                row("01", "reduce_atomic", n, 20.0, 200.0), row("11", "reduce_best", n, 1.0, 4300.0),
+                row("11", "cub_device_reduce_sum", n, 1.1, 4100.0), row("12", "scan_x", n, 4.0, 2100.0)]
+
+    def test_parts_and_ceilings_come_from_chapters_json(self):
+        self.facts(FACTS)
+        out = self.render(self.base_rows())
+        self.assertEqual(out.returncode, 0, out.stderr)
+        page = self.read("docs", "results", "g.md")
+        self.assertIn("read-only 4400.0 GB/s, copy 4200.0 GB/s.", page)
+        # Chapter 12 is a scan: judged against the copy ceiling (2100 / 4200 = 50.0%).
+        self.assertIn("| 12 | scan_x | 2^30 | 256 | 1 | 4.000 | 4.000 | 2100.0 | 43.6% | 50.0% | PASS |", page)
+        # Negative control: told chapter 12 is a reduction, the same row is against the read ceiling.
+        self.facts([f if f["chapter"] != "12" else {"chapter": "12", "part": "reduction"} for f in FACTS])
+        self.assertEqual(self.render(self.base_rows()).returncode, 0)
+        self.assertIn("| 12 | scan_x | 2^30 | 256 | 1 | 4.000 | 4.000 | 2100.0 | 43.6% | 47.7% | PASS |",
+                      self.read("docs", "results", "g.md"))
+
+    def test_unknown_chapter_is_refused(self):
+        self.facts([f for f in FACTS if f["chapter"] != "12"])
+        out = self.render(self.base_rows())
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("12", out.stderr)
+        self.assertIn("chapters.json", out.stderr)
+        # Negative control: with chapter 12 known, the same CSV renders.
+        self.facts(FACTS)
+        self.assertEqual(self.render(self.base_rows()).returncode, 0)
+
+    def test_sizes_past_2_to_the_32_stay_apart(self):
+        # mawk turned N above 2^31 into "%.6g" text as an array key, so 2^32 and 2^32 + 7 were
+        # one size ("4.29497e+09"): the across-N table lost a row.
+        self.facts(FACTS)
+        sweep = [row("11", k, n, ms, 100.0, "sweep") for n in (256, 4294967296, 4294967303)
+                 for k, ms in (("cub_device_reduce_sum", 0.5), ("reduce_best", 0.4))]
+        out = self.render(self.base_rows() + sweep)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        block = self.read("chapters", "11-best", "README.md")
+        self.assertIn("| 2^32 | 0.5000 | 0.4000 | 1.25x |", block)
+        self.assertIn("| 4294967303 | 0.5000 | 0.4000 | 1.25x |", block)
+        # Negative control: the two sizes are one in %g, the form that merged them.
+        self.assertEqual("%g" % 4294967296, "%g" % 4294967303)
+
+    def test_render_is_reproducible(self):
+        self.facts(FACTS)
+        self.render(self.base_rows())
+        first = {n: self.read("docs", "results", n) for n in sorted(os.listdir(os.path.join(self.root, "docs", "results")))}
+        self.render(self.base_rows())
+        again = {n: self.read("docs", "results", n) for n in sorted(os.listdir(os.path.join(self.root, "docs", "results")))}
+        self.assertEqual(first, again)
+        self.assertIn("g-chapter11.svg", first)
+        # Negative control: another date changes the outputs.
+        write(os.path.join(self.root, "docs", "results", "g.csv"), HEADER + "".join(self.base_rows()))
+        subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render", "--date",
+                        "2026-01-03", "docs/results/g.csv"], cwd=self.root, capture_output=True)
+        self.assertNotEqual(first["g.md"], self.read("docs", "results", "g.md"))
+
+
+class SvgTest(unittest.TestCase):
+    """scripts/wblib/svg.py: element text and axis arithmetic."""
+
+    def test_element_attributes_in_order_and_left_out(self):
+        from wblib import svg
+        self.assertEqual(svg.el("rect", (("x", "1.0"), ("fill", "#fff"), ("stroke", None))), '<rect x="1.0" fill="#fff"/>')
+        self.assertEqual(svg.el("text", (("x", "2"),), "a &amp; b"), '<text x="2">a &amp; b</text>')
+        # Negative control: a value given is written.
+        self.assertIn('stroke="#000"', svg.el("rect", (("stroke", "#000"),)))
+
+    def test_nice_step_and_ticks(self):
+        from wblib import svg
+        self.assertEqual(svg.nice_step(5054.7), 1000)
+        self.assertEqual(svg.nice_step(0.4), 0.1)
+        self.assertEqual([round(v, 6) for v in svg.ticks(0.8, 1.2, 0.1)], [0.8, 0.9, 1.0, 1.1, 1.2])
+        self.assertEqual(svg.ceil_to(1.25, 0.1), svg.ceil_to(1.21, 0.1))
+        # Negative control: a larger range takes a larger step.
+        self.assertGreater(svg.nice_step(50547), svg.nice_step(5054.7))
+
+    def test_labels_pushed_apart(self):
+        from wblib import svg
+        s = svg.Svg(10, 10)
+        labels = svg.RefLabels()
+        labels.add(104.0, "b", "#000", False)
+        labels.add(100.0, "a", "#000", True)
+        labels.place(s, 5)
+        self.assertEqual(s.lines[1:], ['  <text x="5" y="100.0" fill="#000" font-weight="bold">a</text>',
+                                       '  <text x="5" y="114.0" fill="#000">b</text>'])
+
+
+class InfoTest(unittest.TestCase):
+    """info --check against stand-in programs whose --info is what chapters.json says, or not."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="wb-info-")
+        self.addCleanup(shutil.rmtree, self.root)
+        shutil.copytree(os.path.join(os.path.dirname(HERE), "scripts"), os.path.join(self.root, "scripts"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        self.facts = [{"chapter": "00", "slug": "light", "part": "ceiling"}, {"chapter": "01", "slug": "naive", "part": "reduction"}]
+        for f in self.facts:
+            os.makedirs(os.path.join(self.root, "chapters", f"{f['chapter']}-{f['slug']}"))
+        write(os.path.join(self.root, "docs", "results", "chapters.json"), json.dumps(self.facts, indent=2) + "\n")
+        self.bin = os.path.join(self.root, "bin")
+
+    def program(self, cid, info):
+        path = os.path.join(self.bin, f"chapter{cid}")
+        write(path, "#!/bin/sh\ncat <<'EOF'\n" + json.dumps(dict(info, device=None), indent=2) + "\nEOF\n")
+        os.chmod(path, 0o755)
+
+    def info(self, *args):
+        env = dict(os.environ, BUILD=os.path.join(self.root, "nobuild"))
+        return subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "info", "--bin-dir", self.bin]
+                              + list(args), capture_output=True, text=True, env=env)
+
+    def test_check(self):
+        self.assertEqual(self.info("--check").returncode, 77)  # nothing built: skipped
+        self.program("00", self.facts[0])
+        out = self.info("--check")
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("chapter01: not built, skipped", out.stdout)
+        self.assertIn("chapter00: up to date", out.stdout)
+        # Negative control: a program that says otherwise makes the check fail, with the difference.
+        self.program("01", dict(self.facts[1], part="scan"))
+        out = self.info("--check")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn('+    "part": "scan"', out.stdout)
+
+    def test_write_keeps_unbuilt_entries_and_is_stable(self):
+        self.program("00", dict(self.facts[0], idea="new"))
+        self.assertEqual(self.info("--write").returncode, 0)
+        with open(os.path.join(self.root, "docs", "results", "chapters.json"), encoding="utf-8") as f:
+            text = f.read()
+        got = json.loads(text)
+        self.assertEqual([e["chapter"] for e in got], ["00", "01"])
+        self.assertEqual(got[0]["idea"], "new")
+        self.assertNotIn("device", got[0])
+        self.assertEqual(got[1], self.facts[1])
+        self.assertTrue(text.endswith("}\n]\n"))
+        self.assertEqual(self.info().stdout, text)
+        # Negative control: now the file agrees with the program, --check passes.
+        self.assertEqual(self.info("--check").returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
