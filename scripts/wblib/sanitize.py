@@ -1,0 +1,282 @@
+"""`wb.py sanitize` (scripts/sanitize.sh): run every chapter under compute-sanitizer's four
+tools and check what the workbook promises (docs/pages/sanitizers.md):
+  - in its normal mode every chapter is clean under racecheck, memcheck, synccheck and
+    initcheck, and still verifies its result (exit 0);
+  - the --racy run of a chapter that offers one (06, 13) IS reported by racecheck.
+Each run is tiny (N = 2^16 by default, one timed repetition, no warm-up), because the tools slow
+kernels down by orders of magnitude. Every tool also sees each chapter at the edges: an odd N
+that leaves a partial block or tile (65539), an input off 16-byte alignment (--offset 1, so
+heads and tails run), and, where the chapter has --block and --batch, small tiles (--block 64
+--batch 2: 513 tiles, so chapter 17 looks back across many windows). A chapter with --variant
+runs every kernel, in the runs common.runs_covering_every_kernel names.
+
+It prints a progress line per chapter, then a table chapter x tool whose cells read `clean` or
+`E err / W warn` (from the tools' summary lines), and keeps every log.
+Exit: 0 all expectations met, 1 one failed, 2 bad usage, 77 no GPU or no compute-sanitizer
+(1 instead of 77 when REQUIRE_GPU=1, so that a GPU machine cannot skip silently)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+from . import common
+from .common import Usage
+
+SCRIPT = "sanitize.sh"
+TOOLS = ("racecheck", "memcheck", "synccheck", "initcheck")
+EDGE_N = "65539"   # a partial block and tile at every block size
+
+USAGE = """usage: scripts/sanitize.sh [options] [CHAPTER...]
+
+Run chapters under compute-sanitizer (racecheck, memcheck, synccheck, initcheck) and check
+that each is clean in its normal mode and that every --racy run is reported by racecheck.
+
+  CHAPTER          05, 5 or chapter05 (default: every chapters/NN-*/ directory)
+  --n N            elements per run (default 2^16; the chapter's forms: 65536, 2^16, 1<<16)
+  --racy-n N       elements for the --racy runs (default 2^12: a racy kernel makes racecheck
+                   report hazards by the ten thousand, and reporting them is what is slow)
+  --offset E       also pass --offset E, to put the input off 16-byte alignment (default: none)
+  --tools LIST     which tools, space separated (default "racecheck memcheck synccheck initcheck")
+  --logs DIR       where the logs go (default $WB_SANITIZE_DIR, else build/sanitize)
+  --bin-dir DIR    where the chapterNN programs are (default: repository root, then build/)
+  --timeout S      seconds allowed per sanitizer run (default 900)
+  -h, --help       this text
+
+compute-sanitizer is $COMPUTE_SANITIZER, else the one on PATH, else /usr/local/cuda/bin's.
+Exit: 0 all clean and every --racy run reported; 1 otherwise; 2 bad usage;
+77 no GPU or no compute-sanitizer (1 instead when REQUIRE_GPU=1).
+"""
+
+
+def summary_counts(log_text, tool):
+    """(hazards, errors, warnings) from a sanitizer log, or None when it holds no summary line.
+    racecheck's line is "RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)"; the
+    other tools end with "ERROR SUMMARY: 2 errors". Several processes: their counts add up."""
+    race = err = None
+    for line in log_text.splitlines():
+        if re.search(r"RACECHECK SUMMARY: \d+ hazards? displayed", line):
+            w = [int(x) for x in re.findall(r"\d+", line.rsplit("RACECHECK SUMMARY: ", 1)[1])[:3]]
+            w += [0] * (3 - len(w))
+            race = [a + b for a, b in zip(race or (0, 0, 0), w)]
+        if re.search(r"ERROR SUMMARY: \d+ errors?", line):
+            count = re.match(r"\d+", line.rsplit("ERROR SUMMARY: ", 1)[1])
+            err = (err or 0) + (int(count.group()) if count else 0)
+    # racecheck reads its own line; should a version print only the generic one, use that.
+    if tool == "racecheck" and race is not None:
+        return tuple(race)
+    if err is not None:
+        return err, err, 0
+    return None
+
+
+class Cell:
+    """One chapter under one tool: the counts of its runs added up, and their problems (each
+    named once: a cell's runs often fail the same way)."""
+
+    def __init__(self):
+        self.hazards = self.errors = self.warnings = 0
+        self.problems = []
+        self.no_summary = False
+
+    def problem(self, what):
+        if what not in self.problems:
+            self.problems.append(what)
+
+    def text(self):
+        """"clean" or "E err / W warn", then any problem ("clean, exit 1: wrong result"); a run
+        without a summary line has no counts to show ("no summary, exit 134")."""
+        counts = "clean" if self.hazards == self.errors == self.warnings == 0 else \
+            f"{self.errors} err / {self.warnings} warn"
+        bad = ", ".join(self.problems)
+        if self.no_summary and counts == "clean":
+            return bad
+        return f"{counts}, {bad}" if bad else counts
+
+
+class Sanitizer:
+    """compute-sanitizer with the settings of this run."""
+
+    def __init__(self, path, limit):
+        self.path, self.limit = path, limit   # limit: seconds per run, as given (text)
+
+    def run(self, cell, tool, log, argv):
+        """One sanitizer run of a chapter (argv: the program and its arguments) into its log; its
+        counts and problems go to the cell."""
+        extra = ["--racecheck-report", "all"] if tool == "racecheck" else []
+        with open(log, "w", encoding="utf-8") as f:
+            f.write(f"+ {self.path} --tool {tool} --error-exitcode 99 {' '.join(extra)} {' '.join(argv)}\n")
+            f.flush()
+            try:
+                rc = subprocess.run([self.path, "--tool", tool, "--error-exitcode", "99"] + extra + argv,
+                                    stdout=f, stderr=subprocess.STDOUT, timeout=float(self.limit)).returncode
+            except subprocess.TimeoutExpired:
+                rc = 124
+        rc = 128 - rc if rc < 0 else rc   # killed by a signal: the status a shell reports
+        with open(log, encoding="utf-8", errors="replace") as f:
+            counts = summary_counts(f.read(), tool)
+        if counts is None:
+            cell.problem("no summary")
+            cell.no_summary = True
+        else:
+            cell.hazards += counts[0]
+            cell.errors += counts[1]
+            cell.warnings += counts[2]
+        # 99 is the tools' own status for "found errors"; anything else but 0 is the chapter's.
+        if rc not in (0, 99):
+            cell.problem({1: "exit 1: wrong result", 3: "exit 3: CUDA error",
+                          124: f"timed out after {self.limit}s"}.get(rc, f"exit {rc}"))
+
+
+def find_sanitizer():
+    """compute-sanitizer: named by $COMPUTE_SANITIZER, on PATH, or where the CUDA Toolkit
+    installs it; None when there is none to run."""
+    path = os.environ.get("COMPUTE_SANITIZER") or shutil.which("compute-sanitizer")
+    if not path and os.access("/usr/local/cuda/bin/compute-sanitizer", os.X_OK):
+        path = "/usr/local/cuda/bin/compute-sanitizer"
+    return path if path and os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def parse_args(argv):
+    """The command line as a dict (Usage on a bad one); "help" set for -h."""
+    o = {"n": "2^16", "racy_n": "2^12", "offset": None, "tools": " ".join(TOOLS),
+         "logs": os.environ.get("WB_SANITIZE_DIR") or os.path.join(common.ROOT, "build", "sanitize"),
+         "bin_dir": None, "limit": "900", "chapters": [], "help": False}
+    valued = {"--n": "n", "--racy-n": "racy_n", "--offset": "offset", "--tools": "tools", "--logs": "logs",
+              "--bin-dir": "bin_dir", "--timeout": "limit"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-h", "--help"):
+            o["help"] = True
+            return o
+        if a in valued:
+            o[valued[a]] = common.option_value(argv, i)
+            i += 1
+        elif a.startswith("-"):
+            raise Usage(f"unknown option '{a}' (see -h)")
+        else:
+            cid = common.normalise_id(a)
+            if cid is None:
+                raise Usage(f"'{a}' is not a chapter (give 05, 5 or chapter05)")
+            o["chapters"].append(cid)
+        i += 1
+    for tool in o["tools"].split():
+        if tool not in TOOLS:
+            raise Usage(f"unknown tool '{tool}': use {' '.join(TOOLS)}")
+    if not re.fullmatch(r"\d+(\.\d+)?", o["limit"]):
+        raise Usage(f"--timeout '{o['limit']}' is not a number of seconds")
+    return o
+
+
+def table(rows):
+    """Rows of cells as columns as wide as their longest cell, two spaces apart."""
+    width = {}
+    for row in rows:
+        for i, c in enumerate(row):
+            width[i] = max(width.get(i, 0), len(c))
+    last = max(len(row) for row in rows) - 1
+    lines = []
+    for row in rows:
+        row = row + [""] * (last + 1 - len(row))
+        lines.append("".join(c if i == last else c.ljust(width[i] + 2) for i, c in enumerate(row)).rstrip(" "))
+    return "".join(line + "\n" for line in lines)
+
+
+def sanitize(o):
+    """The whole run. Returns the exit status."""
+    chapters, tools, logs = o["chapters"], o["tools"].split(), o["logs"]
+    if not chapters:
+        chapters = common.summary_ids()
+        common.say_elsewhere()
+    if not chapters:
+        common.say(SCRIPT, f"no chapters/NN-*/ directories under {common.ROOT}")
+        return 1
+    sanitizer = find_sanitizer()
+    if sanitizer is None:
+        return common.skip(SCRIPT, "compute-sanitizer not found (not on PATH, not in /usr/local/cuda/bin; "
+                                   "set COMPUTE_SANITIZER)")
+    san = Sanitizer(sanitizer, o["limit"])
+    # Every chapter must have been built; a GPU must be there (probed with the first chapter).
+    binaries = {cid: common.find_binary(cid, o["bin_dir"]) for cid in chapters}
+    first = next((b for b in binaries.values() if b), None)
+    if first is None:
+        common.say(SCRIPT, "no chapter program found: build them first (make all)")
+        return 1
+    status = common.require_gpu(SCRIPT, first)
+    if status is not None:
+        return status
+    os.makedirs(logs, exist_ok=True)
+
+    failures, rows = [], []
+    racy_total = racy_reported = 0
+    run_args = ["--n", o["n"], "--reps", "1", "--warmup", "0"] + (["--offset", o["offset"]] if o["offset"] else [])
+    print(f"sanitize: {len(chapters)} chapter(s), N = {o['n']}, tools: {o['tools']}; logs in {logs}", flush=True)
+    for cid in chapters:
+        start = time.monotonic()
+        binary = binaries[cid]
+        if binary is None:
+            failures.append(f"chapter{cid}: no program (build it: make chapter{cid})")
+            rows.append([cid, "not built"])
+            print(f"chapter{cid}: not built", flush=True)
+            continue
+        flags = (common.program_info(binary) or {}).get("flags") or []
+        runs = common.runs_covering_every_kernel(common.list_variants(binary))
+        edge_args = ["--n", EDGE_N, "--offset", "1", "--reps", "1", "--warmup", "0"]
+        edge_args += ["--block", "64"] if "--block" in flags else []
+        edge_args += ["--batch", "2"] if "--batch" in flags else []
+        cells = []
+        print(f"chapter{cid}:", end="", flush=True)
+        for tool in tools:
+            cell = Cell()
+            for v in runs:
+                set_v = ["--variant", v] if v else []
+                log = os.path.join(logs, f"chapter{cid}.{tool}" + (f".{v}" if v else ""))
+                san.run(cell, tool, f"{log}.log", [binary] + run_args + set_v)
+                san.run(cell, tool, f"{log}.edge.log", [binary] + edge_args + set_v)
+            text = cell.text()
+            cells.append(text)
+            print(f"  {tool} {text}", end="", flush=True)
+            if text != "clean":
+                failures.append(f"chapter{cid} {tool}: {text} (logs: {logs}/chapter{cid}.{tool}.*)")
+        # The racecheck exercise: the deliberately broken kernel must be caught.
+        racy = "-"
+        if "--racy" in flags:
+            racy_total += 1
+            cell = Cell()
+            log = os.path.join(logs, f"chapter{cid}.racecheck.racy.log")
+            san.run(cell, "racecheck", log, [binary, "--n", o["racy_n"], "--reps", "1", "--warmup", "0", "--racy"])
+            if cell.hazards > 0:
+                racy = f"reported: {cell.errors} err / {cell.warnings} warn"
+                racy_reported += 1
+            else:
+                racy = "NOT reported" + (f" ({', '.join(cell.problems)})" if cell.no_summary else "")
+                failures.append(f"chapter{cid} --racy: racecheck reported no hazard (log: {log})")
+            print(f"  racy: {racy}", end="", flush=True)
+        rows.append([cid, " ".join(v or "-" for v in runs)] + cells + [racy])
+        print(f"  [{int(time.monotonic() - start)} s]", flush=True)
+
+    print()
+    print(table([["chapter", "variants"] + tools + ["racy (racecheck)"]] + rows), end="")
+    print()
+    if not failures:
+        print(f"sanitize: every chapter clean in its normal mode; {racy_reported} of {racy_total} --racy run(s) "
+              "reported by racecheck")
+        return 0
+    print(f"sanitize: FAILED ({len(failures)}):")
+    print("".join(f"  {f}\n" for f in failures), end="")
+    return 1
+
+
+def main(argv):
+    try:
+        o = parse_args(argv)
+    except Usage as e:
+        common.say(SCRIPT, str(e))
+        return 2
+    if o["help"]:
+        print(USAGE, end="")
+        return 0
+    return sanitize(o)
