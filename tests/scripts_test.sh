@@ -2,9 +2,11 @@
 # tests/scripts_test.sh: host test of scripts/ (summary.sh, sanitize.sh, sweep.sh), no GPU needed.
 #
 # Each script runs in a temporary copy of the repository's layout:
-#   - summary.sh render turns tests/fixtures/scripts/h200.csv into tables, charts and README
-#     blocks, compared exactly with tests/fixtures/scripts/expected/ (worked out by hand from
-#     the CSV; see the comments at the end of this file); the charts (the plain one, one per
+#   - summary.sh render turns tests/fixtures/scripts/h200.csv, with the facts of its chapters in
+#     fixtures/scripts/chapters.json (each chapter's part, chapter 00's ceiling kernels, as
+#     `wb.py info` writes them), into tables, charts and README blocks, compared exactly with
+#     tests/fixtures/scripts/expected/ (worked out by hand from the CSV; see the comments at
+#     the end of this file); the charts (the plain one, one per
 #     chapter with its bars marked, one across N per chapter whose sweep holds CUB and a
 #     workbook kernel) are checked by their parts; a second render changes nothing;
 #   - summary.sh run, sanitize.sh and sweep.sh run fake chapters (fixtures/scripts/fake_chapter.sh)
@@ -21,34 +23,8 @@ verbose=0
 unset REQUIRE_GPU COMPUTE_SANITIZER WB_SANITIZE_DIR FAKE_NOGPU FAKE_FAIL FAKE_RACE FAKE_MEMCHECK FAKE_RACY_SILENT FAKE_NO_SUMMARY
 work=$(mktemp -d "${TMPDIR:-/tmp}/wb-scripts-test.XXXXXX")
 if [ "${WB_KEEP:-0}" = 1 ]; then echo "scripts_test: working in $work"; else trap 'rm -rf "$work"' EXIT; fi
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect_status WANT GOT WHAT
-expect_status() {
-  if [ "$1" = "$2" ]; then ok; else bad "$3: exit $2, expected $1"; fi
-}
-
-# expect_file EXPECTED ACTUAL WHAT: the two files are identical.
-expect_file() {
-  if [ -f "$2" ] && cmp -s "$1" "$2"; then ok; return; fi
-  bad "$3: $2 differs from $1"
-  if [ "$verbose" = 1 ]; then diff "$1" "$2"; else diff "$1" "$2" | head -20; fi
-}
-
-# expect_grep PATTERN FILE WHAT: the file has a line matching the extended regex.
-expect_grep() {
-  if grep -Eq -- "$1" "$2"; then ok; else bad "$3: no line of $2 matches /$1/"; fi
-}
-
-# expect_count N PATTERN FILE WHAT: exactly N matches of the extended regex.
-expect_count() {
-  local got
-  got=$(grep -Eo -- "$2" "$3" | wc -l)
-  if [ "$got" -eq "$1" ]; then ok; else bad "$4: $got matches of /$2/ in $3, expected $1"; fi
-}
+expected_dir=$fix/expected
+. "$here/test_lib.sh"
 
 # Output with what varies from run to run (the temporary root, durations) made fixed.
 normalise() {
@@ -63,6 +39,7 @@ make_root() {
   cp "$src"/scripts/*.sh "$src"/scripts/*.txt "$src"/scripts/wb.py "$root/scripts/"
   cp -R "$src"/scripts/wblib "$root/scripts/"
   ! ls "$src"/scripts/*.awk >/dev/null 2>&1 || cp "$src"/scripts/*.awk "$root/scripts/"
+  cp "$fix/chapters.json" "$root/docs/results/"
   for dir in "$@"; do mkdir -p "$root/chapters/$dir"; done
 }
 
@@ -116,13 +93,13 @@ cp "$R/chapters/13-scan-shared/README.md" "$work/13-before.md"
 
 (cd "$R" && bash scripts/summary.sh render --date 2026-11-22 docs/results/h200.csv) >"$work/render.out" 2>&1
 expect_status 0 $? "summary.sh render"
-expect_file "$fix/expected/h200.md" "$R/docs/results/h200.md" "render: docs/results/h200.md"
-expect_file "$fix/expected/README.md" "$R/README.md" "render: README.md summary block"
+expect_file h200.md "$R/docs/results/h200.md" "render: docs/results/h200.md"
+expect_file README.md "$R/README.md" "render: README.md summary block"
 for id in 00 01 05 11 12 17; do
   page=$(ls -d "$R"/chapters/"$id"-*/)README.md
-  expect_file "$fix/expected/chapter$id.md" "$page" "render: chapter $id page"
+  expect_file "chapter$id.md" "$page" "render: chapter $id page"
 done
-expect_file "$work/13-before.md" "$R/chapters/13-scan-shared/README.md" "render: a page without markers is left alone"
+expect_same "$work/13-before.md" "$R/chapters/13-scan-shared/README.md" "render: a page without markers is left alone"
 expect_grep 'chapters/13-scan-shared/README.md: no <!-- results:begin -->' "$work/render.out" "render: says the page lacks markers"
 [ ! -e "$R/chapters/18-multi-gpu/README.md" ] && ok || bad "render: created a page that did not exist"
 
@@ -180,8 +157,8 @@ expect_grep 'h200-chapter11-across-n.svg h200-chapter17-across-n.svg' "$work/ren
 touch -d '2001-01-01' "$R/README.md" "$R"/chapters/*/README.md
 (cd "$R" && bash scripts/summary.sh render --date 2026-11-22 docs/results/h200.csv) >/dev/null 2>&1
 expect_status 0 $? "summary.sh render, second time"
-expect_file "$fix/expected/README.md" "$R/README.md" "render twice: README.md"
-expect_file "$fix/expected/chapter11.md" "$R/chapters/11-cub-and-beyond/README.md" "render twice: chapter 11"
+expect_file README.md "$R/README.md" "render twice: README.md"
+expect_file chapter11.md "$R/chapters/11-cub-and-beyond/README.md" "render twice: chapter 11"
 changed=$(find "$R" -name README.md -newermt '2001-01-02' | wc -l)
 [ "$changed" -eq 0 ] && ok || bad "render twice: $changed README(s) rewritten"
 
@@ -211,9 +188,9 @@ make_root "$G" 00-speed-of-light 01-atomic-naive 02-atomic-privatized 06-warp-un
 make_fakes "$G" 00 01 02 06 09 11
 (cd "$G" && bash scripts/summary.sh run 2^20) >"$work/run.out" 2>&1
 expect_status 0 $? "summary.sh run"
-expect_file "$fix/expected/run.csv" "$G/docs/results/h200.csv" "run: the combined CSV"
+expect_file run.csv "$G/docs/results/h200.csv" "run: the combined CSV"
 normalise "$G" <"$work/run.out" >"$work/run.norm"
-expect_file "$fix/expected/run.out" "$work/run.norm" "run: progress lines"
+expect_file run.out "$work/run.norm" "run: progress lines"
 
 (cd "$G" && FAKE_FAIL=02 bash scripts/summary.sh run 2^20) >"$work/run-fail.out" 2>&1
 expect_status 1 $? "summary.sh run with a failing chapter"
@@ -239,7 +216,7 @@ export COMPUTE_SANITIZER=$fix/fake_sanitizer.sh
 (cd "$G" && bash scripts/sanitize.sh) >"$work/san.out" 2>&1
 expect_status 0 $? "sanitize.sh, all clean"
 normalise "$G" <"$work/san.out" >"$work/san.norm"
-expect_file "$fix/expected/sanitize-clean.out" "$work/san.norm" "sanitize: clean run"
+expect_file sanitize-clean.out "$work/san.norm" "sanitize: clean run"
 [ -f "$G/build/sanitize/chapter02.memcheck.all.log" ] && [ -f "$G/build/sanitize/chapter06.racecheck.racy.log" ] &&
   [ -f "$G/build/sanitize/chapter11.initcheck.best.log" ] && ok || bad "sanitize: logs missing"
 expect_grep '--tool racecheck --error-exitcode 99 --racecheck-report all .*/chapter06 --n 2\^12 --reps 1 --warmup 0 --racy$' \
@@ -249,7 +226,7 @@ expect_grep '--tool racecheck --error-exitcode 99 --racecheck-report all .*/chap
   bash scripts/sanitize.sh --logs "$work/san-logs") >"$work/san-bad.out" 2>&1
 expect_status 1 $? "sanitize.sh with findings"
 normalise "$G" <"$work/san-bad.out" | sed "s|$work|WORK|g" >"$work/san-bad.norm"
-expect_file "$fix/expected/sanitize-bad.out" "$work/san-bad.norm" "sanitize: findings"
+expect_file sanitize-bad.out "$work/san-bad.norm" "sanitize: findings"
 
 (cd "$G" && bash scripts/sanitize.sh 6 --tools memcheck --n 1000 --offset 3) >"$work/san-one.out" 2>&1
 expect_status 0 $? "sanitize.sh one chapter, one tool"
@@ -277,14 +254,14 @@ unset COMPUTE_SANITIZER
   >"$work/sweep.out" 2>&1
 expect_status 1 $? "sweep.sh with failing cells"
 normalise "$G" <"$work/sweep.out" | sed "s|$work|WORK|g" >"$work/sweep.norm"
-expect_file "$fix/expected/sweep.out" "$work/sweep.norm" "sweep: the matrix, the best cell, the occupancy"
-expect_file "$fix/expected/sweep.csv" "$work/sweep.csv" "sweep: the CSV"
+expect_file sweep.out "$work/sweep.norm" "sweep: the matrix, the best cell, the occupancy"
+expect_file sweep.csv "$work/sweep.csv" "sweep: the CSV"
 make_page "$G/chapters/09-batching/README.md" 09 sweep
 (cd "$G" && bash scripts/sweep.sh render "$work/sweep.csv" --date 2026-11-22) >/dev/null 2>&1
 expect_status 0 $? "sweep.sh render"
-expect_file "$fix/expected/sweep-page.md" "$G/chapters/09-batching/README.md" "sweep render: the page"
+expect_file sweep-page.md "$G/chapters/09-batching/README.md" "sweep render: the page"
 (cd "$G" && bash scripts/sweep.sh render "$work/sweep.csv" --date 2026-11-22) >/dev/null 2>&1
-expect_file "$fix/expected/sweep-page.md" "$G/chapters/09-batching/README.md" "sweep render twice: the page"
+expect_file sweep-page.md "$G/chapters/09-batching/README.md" "sweep render twice: the page"
 (cd "$G" && bash scripts/sweep.sh 09 --blocks 256 --batches 8 --n 2^20 --no-flush --reps 64 --out "$work/s2.csv") >/dev/null 2>&1
 expect_status 0 $? "sweep.sh, one verified cell"
 expect_grep '^09,reduce_batched,1048576,no-flush,64,256,8,1.000000,336.0,8,PASS,NVIDIA H200$' "$work/s2.csv" "sweep: --no-flush and --reps reach the CSV"
@@ -330,8 +307,7 @@ else
   echo "scripts_test: WB_TEST_COMMON not set (ctest sets it): the stand-in's CSV is not compared with the formatter"
 fi
 
-echo "scripts_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary scripts_test
 
 # How the expected render outputs follow from fixtures/scripts/h200.csv (checked by hand):
 #   main N = 2^30 (every main row). Ceilings: copy = max(memcpy_d2d 4295.0, copy_int4 4090.4)
