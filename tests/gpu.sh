@@ -2,7 +2,8 @@
 # gpu.sh CHAPTER [ARGS...]
 # Run a chapter on the GPU with ARGS and few repetitions, covering every --variant it offers
 # (its --list-variants, by the rule scripts/variants.sh applies): once with `--variant all`
-# where the chapter has it, otherwise once per variant. Exit 0 means every kernel's result matched the CPU reference.
+# where the chapter has it, otherwise once per variant. Exit 0 means every kernel's result
+# matched the CPU reference.
 # Without a GPU the chapter exits 77, which ctest reports as skipped; with REQUIRE_GPU=1
 # a missing GPU is a failure instead. WB_SKIP_IF_NO_MEMORY=1 makes a run whose N does not
 # fit in this GPU's memory exit 77 too ("skipped: N = ... needs ..."), a skip even under
