@@ -1,4 +1,4 @@
-# scripts/lib.sh: helpers shared by sanitize.sh, summary.sh and sweep.sh. Sourced, not run.
+# scripts/lib.sh: helpers of the shell scripts that source it (profile.sh). Sourced, not run.
 #
 # Chapters are found from the directories chapters/NN-slug/, so the scripts cover whatever
 # chapters exist. Chapter NN's program is chapterNN: in --bin-dir when one is given, else at
@@ -87,12 +87,6 @@ wb_binary() {
   return 1
 }
 
-# Print the --variant names a chapter lists in its --help ("one of: a b c (default a)"),
-# space separated; nothing when the chapter has no --variant.
-wb_variants() {
-  "$1" --help 2>/dev/null | sed -n 's/^ *--variant V *one of: *\(.*\) (default.*/\1/p'
-}
-
 # Print, space separated, the runs that cover every kernel of a chapter (scripts/variants.sh:
 # "all", else each variant but "sweep", else "-" for a chapter without --variant).
 wb_runs() {
@@ -143,11 +137,6 @@ wb_require_gpu() {
 # "device 0: NVIDIA H200, sm_90, 132 SMs, ...; theoretical peak 4814 GB/s (...)".
 wb_device_name() {
   sed -n 's/^device [0-9][0-9]*: \(.*\), sm_[0-9][0-9]*, .*/\1/p' "$1" | head -n 1
-}
-
-# From the same line, print the theoretical peak in GB/s.
-wb_device_peak() {
-  sed -n 's/^device [0-9][0-9]*: .*theoretical peak \([0-9.][0-9.]*\) GB\/s.*/\1/p' "$1" | head -n 1
 }
 
 # A file-name slug for a GPU: "NVIDIA H200" -> h200, "NVIDIA GeForce RTX 5060" -> geforce-rtx-5060.
