@@ -253,5 +253,107 @@ class InfoTest(unittest.TestCase):
         self.assertEqual(self.info("--check").returncode, 0)
 
 
+SWEEP_HEADER = "chapter,kernel,n,flush,reps,block,batch,median_ms,gbps,blk_per_sm,check,device\n"
+
+
+def sweep_row(block, batch, gbps, check="PASS", kernel="reduce_batched", blk=8):
+    return f"09,{kernel},1048576,flush,5,{block},{batch},1.000000,{gbps},{blk},{check},NVIDIA H200\n"
+
+
+def refused(block, batch, why="refused"):
+    return f"09,-,1048576,flush,5,{block},{batch},0,0,0,{why},NVIDIA H200\n"
+
+
+class SweepParseTest(unittest.TestCase):
+    """sweep.parse_sweep and the tables: what each kind of cell shows, exactly."""
+
+    def setUp(self):
+        from wblib import sweep
+        self.sweep = sweep
+
+    def md_rows(self, text):
+        """The matrix rows of the Markdown table of a sweep CSV's text."""
+        md = self.sweep.render_md(self.sweep.parse_sweep(text), "2026-11-22")
+        return [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| block")
+                and not line.startswith("| ---")]
+
+    def test_refused_cell(self):
+        text = SWEEP_HEADER + sweep_row(256, 1, "266.0") + refused(256, 2)
+        self.assertEqual(self.md_rows(text), ["| 256 | **266.0** | - | 8 |"])
+        grid = self.sweep.parse_sweep(text).grids[0]
+        self.assertEqual(grid.cell("256", "2", "reduce_batched"), "-")
+        # Negative control: the same cell measured shows its GB/s.
+        self.assertEqual(self.md_rows(SWEEP_HEADER + sweep_row(256, 1, "266.0") + sweep_row(256, 2, "276.0")),
+                         ["| 256 | 266.0 | **276.0** | 8 |"])
+
+    def test_failed_cells(self):
+        # A wrong result (a FAIL row) and a run that printed no row (a CUDA error, a time-out).
+        text = (SWEEP_HEADER + sweep_row(64, 1, "74.0") + sweep_row(64, 3, "94.0", "FAIL")
+                + refused(64, 8, "ERR (exit 3)") + refused(64, 16, "ERR (timed out)"))
+        self.assertEqual(self.md_rows(text), ["| 64 | **74.0** | FAIL | ERR | ERR | 8 |"])
+        out = self.sweep.render_text(self.sweep.parse_sweep(text))
+        self.assertIn("        64    74.0*     FAIL      ERR      ERR\n", out)
+        self.assertIn("best (*): --block 64 --batch 1: 74.0 GB/s, 1.0000 ms\n", out)
+        # Negative control: a FAIL row is never the best cell, however fast.
+        text = SWEEP_HEADER + sweep_row(64, 1, "74.0") + sweep_row(64, 3, "9400.0", "FAIL")
+        self.assertEqual(self.md_rows(text), ["| 64 | **74.0** | FAIL | 8 |"])
+        text = SWEEP_HEADER + sweep_row(64, 1, "74.0") + sweep_row(64, 3, "9400.0")
+        self.assertEqual(self.md_rows(text), ["| 64 | 74.0 | **9400.0** | 8 |"])
+
+    def test_missing_column(self):
+        # A header without a column is refused, naming it.
+        with self.assertRaises(common.CsvError) as e:
+            self.sweep.parse_sweep(SWEEP_HEADER.replace(",blk_per_sm", "") + "09,k,1,flush,5,64,1,1.0,74.0,PASS,G\n")
+        self.assertEqual(str(e.exception), "no column blk_per_sm in its header")
+        # A row cut short (its last columns missing) is left out, as if never run: no column K = 2.
+        text = SWEEP_HEADER + sweep_row(64, 1, "74.0") + "09,reduce_batched,1048576,flush,5,64,2,1.0,80.0\n"
+        self.assertEqual(self.md_rows(text), ["| 64 | **74.0** | 8 |"])
+        self.assertEqual(self.sweep.parse_sweep(text).grids[0].cell("64", "2", "reduce_batched"), "-")
+        # Negative control: the whole row shows.
+        text = SWEEP_HEADER + sweep_row(64, 1, "74.0") + sweep_row(64, 2, "80.0")
+        self.assertEqual(self.md_rows(text), ["| 64 | 74.0 | **80.0** | 8 |"])
+
+    def test_occupancy_varies_with_k(self):
+        text = SWEEP_HEADER + sweep_row(128, 4, "4101.5", blk=16) + sweep_row(128, 8, "4227.3", blk=8)
+        self.assertEqual(self.md_rows(text), ["| 128 | 4101.5 | **4227.3** | 8-16 |"])
+        # Negative control: one value of K, one number.
+        self.assertEqual(self.md_rows(SWEEP_HEADER + sweep_row(128, 4, "4101.5", blk=16)),
+                         ["| 128 | **4101.5** | 16 |"])
+
+
+class SanitizeTest(unittest.TestCase):
+    """sanitize.summary_counts (the tools' summary lines) and its table."""
+
+    def setUp(self):
+        from wblib import sanitize
+        self.sanitize = sanitize
+
+    def test_summary_counts(self):
+        race = "========= RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)\n"
+        err = "========= ERROR SUMMARY: 2 errors\n"
+        self.assertEqual(self.sanitize.summary_counts(race + race, "racecheck"), (6, 2, 4))
+        self.assertEqual(self.sanitize.summary_counts(err + err, "memcheck"), (4, 4, 0))
+        self.assertEqual(self.sanitize.summary_counts(err, "racecheck"), (2, 2, 0))
+        # Negative control: a log without a summary line has no counts.
+        self.assertIsNone(self.sanitize.summary_counts("========= Error: process didn't terminate\n", "memcheck"))
+
+    def test_cell_text(self):
+        cell = self.sanitize.Cell()
+        self.assertEqual(cell.text(), "clean")
+        cell.problem("exit 1: wrong result")
+        cell.problem("exit 1: wrong result")
+        self.assertEqual(cell.text(), "clean, exit 1: wrong result")
+        cell.no_summary = True
+        self.assertEqual(cell.text(), "exit 1: wrong result")
+        # Negative control: counts show even when a run had no summary.
+        cell.errors = cell.hazards = 2
+        self.assertEqual(cell.text(), "2 err / 0 warn, exit 1: wrong result")
+
+    def test_table(self):
+        self.assertEqual(self.sanitize.table([["chapter", "variants", "racecheck"], ["06", "-", "clean"],
+                                              ["13", "not built"]]),
+                         "chapter  variants   racecheck\n06       -          clean\n13       not built\n")
+
+
 if __name__ == "__main__":
     unittest.main()
