@@ -93,11 +93,6 @@ wb_runs() {
   sh "$WB_ROOT/scripts/variants.sh" "$1" | tr '\n' ' '
 }
 
-# Whether a chapter's --help lists a flag such as --racy, --block or --batch.
-wb_has_flag() {
-  "$1" --help 2>/dev/null | grep -Eq -- "^ *$2( |$)"
-}
-
 # Whether a word is in a space-separated list.
 wb_in_list() {
   case " $2 " in
