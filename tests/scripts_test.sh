@@ -286,6 +286,16 @@ for s in sanitize.sh summary.sh sweep.sh; do
   expect_grep '^usage: scripts/' "$work/usage.out" "$s -h prints the usage"
 done
 
+# ---- the stand-in chapter against the programs' --info and --list-variants ------------------
+
+# tests/info_check.py checks the stand-in's answers as it checks the real programs' (the rows
+# against a source aside: a stand-in has none), its negative controls included.
+if command -v python3 >/dev/null 2>&1; then
+  python3 "$here/info_check.py" --root "$G" "$G"/chapter[0-9][0-9] >"$work/info.out" 2>&1
+  expect_status 0 $? "info_check.py on the stand-in chapters (see $work/info.out)"
+  expect_grep '^info_check: 6 program\(s\), 0 problem\(s\)$' "$work/info.out" "info_check.py: the six stand-ins"
+fi
+
 # ---- the stand-in chapter against the real formatter --------------------------------------
 
 # Every CSV line fake_chapter.sh prints must be what common/wb_report.h prints for the same
