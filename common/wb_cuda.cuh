@@ -432,7 +432,7 @@ struct Case {
 /// Every call of the chapter's `launch` runs inside an NVTX range (the header-only NVTX 3 API)
 /// named for the row and the run: `wb/<kernel>/first` for the untimed first run,
 /// `wb/<kernel>/warmup` for each warm-up run and `wb/<kernel>/timed` for each timed one, where
-/// <kernel> is the row's name (its CSV "kernel" column). Only `launch` is inside: the poisoning
+/// `<kernel>` is the row's name (its CSV "kernel" column). Only `launch` is inside: the poisoning
 /// memsets, the L2 flush and the harness's own check kernel (count_mismatches) are outside every
 /// range. So a profiler that reads NVTX (`ncu --nvtx`, Nsight Systems) attributes to each row and
 /// run exactly the kernels the chapter launched for it (CUB's included), which is how

@@ -217,7 +217,7 @@ inline std::string usage(const Spec& s) {
 // ---- --info and --list-variants --------------------------------------------------------------
 
 /// `text` as a JSON string: quoted, with `"` and `\` escaped and every control character written
-/// as Python's json module writes it (\n, \t, ... or \u00XX); other bytes pass unchanged.
+/// as Python's json module writes it (`\n`, `\t`, ... or `\u00XX`); other bytes pass unchanged.
 inline std::string json_quote(const std::string& text) {
   std::string q = "\"";
   for (const char c : text) {
