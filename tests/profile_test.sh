@@ -2,19 +2,26 @@
 # tests/profile_test.sh: host test of scripts/profile.sh (Nsight Compute counters), no GPU needed.
 #
 # Everything runs in a temporary copy of the repository's layout (the scripts, and the chapters
-# that the recording covers, with their real .cu files and a page each), with fake chapters
-# (tests/fixtures/profile/fake_chapter.sh) and a fake ncu (fake_ncu.sh) that replay what the
-# real ones printed: tests/fixtures/profile/recorded/ (see its README.md). Checked:
-#   - profile.sh run: the counters CSV and the progress lines, compared exactly with
-#     tests/fixtures/profile/expected/ (so the parsing of ncu's raw CSV: quoted fields,
-#     thousands separators, the units row, demangled template names, the harness's check
-#     kernel splitting the runs, CUB's kernels kept);
+# that the recording covers, with a page each), with fake chapters
+# (tests/fixtures/profile/fake_chapter.sh) and a fake ncu (fake_ncu.sh) that replay what the real
+# ones printed (tests/fixtures/profile/, see its README.md). Checked:
+#   - profile.sh run on the hand-made NVTX recording of chapter 11 (handmade-nvtx.ncu.csv): the
+#     counters CSV and the progress lines, compared exactly with expected/handmade.*, and the
+#     launches each row's run got (so the attribution by NVTX range: CUB's kernels in a row's
+#     range kept, its own nested range passed over, the check kernel outside every range dropped,
+#     quoted fields, thousands separators, the units row, demangled template names); a launch
+#     whose range name ncu could not print unambiguously refused with a message, the chapter
+#     failed (exit 1) and its other rows kept; a recording with the check kernel inside a row's
+#     range noticed (negative control);
+#   - profile.sh run on the recorded chapters: once the recording has ncu's NVTX column
+#     (tests/fixtures/profile/record.sh), the CSV and progress lines against expected/, and
+#     --chapters; before that, that run refuses the recording;
+#   - --chapters into an existing CSV, bad usage, and the exits 77 without ncu, without
+#     permission to read the counters (ERR_NVGPUCTRPERM) and without a GPU (1 under REQUIRE_GPU=1);
 #   - profile.sh render: the all-chapters page and the chapter pages (a page with counters
 #     markers, one with only the results block, after which the markers are made, one with
 #     neither, left alone), compared exactly; a second render changes nothing; two CSVs give
 #     two blocks;
-#   - --chapters, bad usage, and the exits 77 without ncu, without permission to read the
-#     counters (ERR_NVGPUCTRPERM) and without a GPU (1 under REQUIRE_GPU=1);
 #   - the parser on ncu's auto-scaled units (Mbyte, usecond), from a small hand-made input.
 # Usage: bash tests/profile_test.sh [-v] [--update]
 #   -v        show every difference in full
@@ -26,7 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 fix=$here/fixtures/profile
 rec=$fix/recorded
-exp=$fix/expected
+expected_dir=$fix/expected
 verbose=0 update=0
 for a in "$@"; do
   case $a in
@@ -35,49 +42,21 @@ for a in "$@"; do
     *) echo "usage: bash tests/profile_test.sh [-v] [--update]" >&2; exit 2 ;;
   esac
 done
-unset REQUIRE_GPU NCU FAKE_NOGPU FAKE_NCU_PERM BUILD
+. "$here/test_lib.sh"
+unset REQUIRE_GPU NCU FAKE_NOGPU FAKE_NCU_PERM FAKE_NCU_LOG BUILD
+export PYTHONDONTWRITEBYTECODE=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/wb-profile-test.XXXXXX")
 if [ "${WB_KEEP:-0}" = 1 ]; then echo "profile_test: working in $work"; else trap 'rm -rf "$work"' EXIT; fi
-passed=0 failed=0 updated=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-expect_status() {
-  if [ "$1" = "$2" ]; then ok; else bad "$3: exit $2, expected $1"; fi
-}
-
-# expect_file NAME ACTUAL WHAT: ACTUAL equals expected/NAME (or, with --update, replaces it).
-expect_file() {
-  if [ "$update" = 1 ] && [ -f "$2" ]; then
-    mkdir -p "$exp"
-    if ! cmp -s "$2" "$exp/$1"; then cp "$2" "$exp/$1"; updated=$((updated + 1)); fi
-    ok
-    return
-  fi
-  if [ -f "$2" ] && cmp -s "$exp/$1" "$2"; then ok; return; fi
-  bad "$3: $2 differs from expected/$1"
-  if [ "$verbose" = 1 ]; then diff "$exp/$1" "$2"; else diff "$exp/$1" "$2" | head -20; fi
-}
-
-# expect_same A B WHAT: two files are identical.
-expect_same() {
-  if cmp -s "$1" "$2"; then ok; else bad "$3"; diff "$1" "$2" | head -20; fi
-}
-
-expect_grep() {
-  if grep -Eq -- "$1" "$2"; then ok; else bad "$3: no line of $2 matches /$1/"; fi
-}
-
-expect_count() {
-  local got
-  got=$(grep -Eo -- "$2" "$3" | wc -l)
-  if [ "$got" -eq "$1" ]; then ok; else bad "$4: $got matches of /$2/ in $3, expected $1"; fi
-}
 
 # Output with what varies from run to run (the temporary root, durations) made fixed.
 normalise() {
   sed -e "s|$1|ROOT|g" -e "s|$work|WORK|g" -e 's/\[[0-9][0-9]* s\]/[T s]/g' -e 's/ in [0-9][0-9]* s/ in T s/g'
+}
+
+# The launches of each row's run in a counters CSV, one "variant run count" a line (a launch-0
+# row, which says that the row launched no kernel ncu profiles, counts none).
+launch_counts() {
+  awk -F, 'NR > 1 && $4 != 0 { n[$2 " " $3]++ } END { for (k in n) print k, n[k] }' "$1" | sort
 }
 
 # The chapters of the recording: one per recorded --help.
@@ -87,17 +66,19 @@ for f in "$rec"/chapter[0-9][0-9].help; do
   ids+=("${f%.help}")
 done
 [ ${#ids[@]} -gt 0 ] || { echo "profile_test: no recording in $rec"; exit 1; }
+# The hand-made recording is chapter 11's (--variant single); the recording must have chapter 11.
+hm=11
+case " ${ids[*]} " in *" $hm "*) ;; *) echo "profile_test: no chapter $hm in $rec"; exit 1 ;; esac
 
-# A layout: scripts, the recorded chapters (real .cu files: the kept kernels come from them),
-# fake programs at the root.
+# A layout: the scripts, the recorded chapters (a directory and a page each), fake programs at
+# the root.
 R=$work/root
-mkdir -p "$R/scripts" "$R/docs/results"
-cp "$src"/scripts/*.sh "$src"/scripts/*.awk "$R/scripts/"
+mkdir -p "$R/docs/results" "$R/chapters"
+cp -R "$src/scripts" "$R/scripts"
+rm -rf "$R/scripts/wblib/__pycache__"
 for id in "${ids[@]}"; do
   d=$(cd "$src/chapters" && ls -d "$id"-*/ | head -n 1)
-  d=${d%/}
-  mkdir -p "$R/chapters/$d"
-  cp "$src/chapters/$d"/*.cu "$R/chapters/$d/"
+  mkdir -p "$R/chapters/${d%/}"
   printf '#!/bin/sh\nexec bash "%s" %s "$@"\n' "$fix/fake_chapter.sh" "$id" >"$R/chapter$id"
   chmod +x "$R/chapter$id"
 done
@@ -132,47 +113,81 @@ last=${ids[${#ids[@]} - 1]}
 [ ${#ids[@]} -lt 3 ] || last=${ids[${#ids[@]} - 2]}
 printf '# Chapter %s: no markers\n\nNothing to splice into.\n' "$last" >"$(page_of "$last")"
 cp "$(page_of "$last")" "$work/last-before.md"
+for id in "${ids[@]}"; do cp "$(page_of "$id")" "$work/page$id.0"; done
 
-# ---- run -----------------------------------------------------------------------------------
-
-(cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --logs "$work/logs") >"$work/run.out" 2>&1
-expect_status 0 $? "profile.sh run"
-csv=$R/docs/results/$(sed -n 's/^device [0-9]*: \([^,]*\),.*/\1/p' "$rec/device.txt" | sed 's/^NVIDIA //' | tr 'A-Z' 'a-z' |
+name=$(sed -n 's/^device [0-9]*: \([^,]*\),.*/\1/p' "$rec/device.txt" | sed 's/^NVIDIA //' | tr 'A-Z' 'a-z' |
   sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')-counters.csv
-[ -f "$csv" ] && ok || bad "run: wrote no $csv"
-name=${csv##*/}
-expect_file "$name" "$csv" "run: the counters CSV"
-normalise "$R" <"$work/run.out" >"$work/run.norm"
-expect_file run.out "$work/run.norm" "run: progress lines"
-expect_count 1 '^chapter,variant,run,launch,kernel,grid,block,n,duration_ns,' "$csv" "run: one header"
-expect_count 0 'count_mismatches' "$csv" "run: the harness's check kernel left out"
-for id in "${ids[@]}"; do
-  expect_grep "^chapter$id: [0-9]+ launch\\(es\\) profiled" "$work/run.out" "run: a progress line for chapter $id"
-  [ -s "$work/logs/chapter$id.ncu.csv" ] || ls "$work/logs/chapter$id".*.ncu.csv >/dev/null 2>&1 && ok ||
-    bad "run: chapter $id's raw ncu output not kept in the logs"
-done
 
-# One chapter, as `--chapters "NN"`.
-(cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters "${ids[0]}" --bin-dir "$R" --out "$work/one" --logs "$work/logs1") >"$work/one.out" 2>&1
-expect_status 0 $? "run --chapters ${ids[0]}"
-if [ -f "$work/one/$name" ]; then
-  got=$(awk -F, 'NR > 1 { print $1 }' "$work/one/$name" | sort -u | tr '\n' ' ')
-  [ "$got" = "${ids[0]} " ] && ok || bad "run --chapters ${ids[0]}: rows of chapters '$got'"
-  { head -n 1 "$csv"; awk -F, -v id="${ids[0]}" 'NR > 1 && $1 == id' "$csv"; } >"$work/one-want.csv"
-  expect_same "$work/one-want.csv" "$work/one/$name" "run --chapters ${ids[0]}: the same rows as in the full run"
+# ---- run: the hand-made NVTX recording ------------------------------------------------------
+
+handmade=$fix/handmade-nvtx.ncu.csv
+(cd "$R" && FAKE_NCU_LOG=$handmade NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
+  --out "$work/hm" --logs "$work/hm-logs") >"$work/hm.out" 2>&1
+expect_status 1 $? "run on the hand-made recording (a launch whose range is refused fails the chapter)"
+expect_file handmade.csv "$work/hm/$name" "run on the hand-made recording: the counters CSV"
+normalise "$R" <"$work/hm.out" >"$work/hm.norm"
+expect_file handmade.out "$work/hm.norm" "run on the hand-made recording: progress lines"
+expect_grep '^profile.sh: chapter 11: launch 10 \(reduce_best\) left out: its NVTX ranges cannot be read' "$work/hm.out" \
+  "run: the launch whose range name holds a double quote is refused, with a message"
+expect_grep "^chapter11: FAILED \(--variant single: ncu's launches could not be attributed to rows\)" "$work/hm.out" \
+  "run: the chapter with a refused launch counts as failed"
+expect_grep 'launch 10 \(reduce_best\) left out' "$work/hm-logs/chapter11.single.log" "run: the refusal is in the chapter's notes"
+printf '%s\n' "cub_device_reduce_sum first 2" "cub_device_reduce_sum timed 2" "reduce_best first 1" \
+  "reduce_best timed 1" >"$work/counts.want"
+launch_counts "$work/hm/$name" >"$work/counts.got"
+expect_same "$work/counts.want" "$work/counts.got" "run: launches per row and run (the check kernel's not among them)"
+expect_count 1 '^chapter,variant,run,launch,kernel,grid,block,n,duration_ns,' "$work/hm/$name" "run: one header"
+expect_count 0 'count_mismatches' "$work/hm/$name" "run: the harness's check kernel, outside every range, left out"
+expect_grep '^11,cub_device_reduce_sum,timed,2,DeviceReduceSingleTileKernel,1,256,16777216,' "$work/hm/$name" \
+  "run: CUB's kernel inside the row's range kept (CUB's own nested range passed over)"
+expect_grep '^11,reduce_best,timed,1,reduce_best,1056,256,16777216,27424,75.69,67117568,2323968,' "$work/hm/$name" \
+  "run: thousands separators dropped, the template's name stripped"
+[ -s "$work/hm-logs/chapter11.single.ncu.csv" ] && ok || bad "run: chapter 11's raw ncu output not kept in the logs"
+
+# The same recording without the refused launch: the chapter passes, with the same rows.
+grep -v '^"10",' "$handmade" >"$work/clean.ncu.csv"
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
+  --out "$work/clean" --logs "$work/clean-logs") >"$work/clean.out" 2>&1
+expect_status 0 $? "run on the hand-made recording without its refused launch"
+expect_same "$work/hm/$name" "$work/clean/$name" "run without the refused launch: the same rows"
+expect_no_grep 'left out|FAILED' "$work/clean.out" "run without the refused launch: nothing refused"
+expect_grep '^chapter11: 3 launch\(es\) profiled \[' "$work/clean.out" "run: the progress line counts the timed launches"
+
+# Negative control: a recording whose check kernel (launch 2) ran inside the first run's range of
+# cub_device_reduce_sum would give that run a third launch; the launch counts above notice.
+sed '/^"2",/s|"127.0.0.1","",""|"127.0.0.1","3014  ""<default domain>:wb/cub_device_reduce_sum/first:none:none:none:none:none:none"" ",""|' \
+  "$work/clean.ncu.csv" >"$work/inside.ncu.csv"
+(cd "$R" && FAKE_NCU_LOG=$work/inside.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
+  --out "$work/inside" --logs "$work/inside-logs") >/dev/null 2>&1
+launch_counts "$work/inside/$name" >"$work/counts.inside"
+if cmp -s "$work/counts.want" "$work/counts.inside"; then
+  bad "negative control: the check kernel inside a row's range went unnoticed by the launch counts"
 else
-  bad "run --chapters ${ids[0]}: no CSV"
+  ok
 fi
-# Into an existing CSV: the other chapters' rows are kept, so that the file is as before.
-cp "$csv" "$work/full.csv"
-(cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters "${ids[1]},${ids[0]}" --bin-dir "$R" --logs "$work/logs2") >"$work/two.out" 2>&1
-expect_status 0 $? "run --chapters ${ids[1]},${ids[0]} into the existing CSV"
-expect_same "$work/full.csv" "$csv" "run --chapters into the existing CSV: the other chapters' rows kept, in order"
-expect_grep "kept the rows of $((${#ids[@]} - 2)) other chapter" "$work/two.out" "run --chapters into the existing CSV: says so"
+expect_grep '^11,cub_device_reduce_sum,first,3,count_mismatches,' "$work/inside/$name" \
+  "negative control: the check kernel inside a range is attributed to that row"
+
+# --chapters into an existing CSV: the other chapters' rows stay, in order, chapter 11's are new.
+cp "$expected_dir/$name" "$R/docs/results/$name"
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters "chapter$hm,11" \
+  --bin-dir "$R" --logs "$work/merge-logs") >"$work/merge.out" 2>&1
+expect_status 0 $? "run --chapters chapter$hm,11 into the existing CSV"
+{ head -n 1 "$expected_dir/$name"; awk -F, -v id=$hm 'NR > 1 && $1 < id' "$expected_dir/$name"
+  awk -F, 'NR > 1' "$work/clean/$name"; awk -F, -v id=$hm 'NR > 1 && $1 > id' "$expected_dir/$name"; } >"$work/merge.want"
+expect_same "$work/merge.want" "$R/docs/results/$name" "run --chapters into the existing CSV: the others' rows kept, in order"
+others=$(awk -F, -v id=$hm 'NR > 1 && $1 != id { print $1 }' "$expected_dir/$name" | sort -u | wc -l)
+expect_grep "kept the rows of $others other chapter\\(s\\) from the existing $name" "$work/merge.out" \
+  "run --chapters into the existing CSV: says so"
+rm -f "$R/docs/results/$name"
+
 (cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters 99 --bin-dir "$R" --out "$work/none") >"$work/bad.out" 2>&1
 expect_status 2 $? "run --chapters 99 (no such chapter)"
+expect_grep "'99' is not a chapter of chapters/" "$work/bad.out" "run --chapters 99: says so"
 (cd "$R" && bash scripts/profile.sh frobnicate) >/dev/null 2>&1
 expect_status 2 $? "an unknown command"
+(cd "$R" && bash scripts/profile.sh run --frobnicate) >/dev/null 2>&1
+expect_status 2 $? "an unknown option"
 
 # Without ncu, without permission, without a GPU.
 # (Where the CUDA Toolkit's ncu is installed, the script would find it: not checked there.)
@@ -183,7 +198,8 @@ if [ ! -x /usr/local/cuda/bin/ncu ] && ! PATH=/usr/bin:/bin command -v ncu >/dev
   (cd "$R" && PATH=/usr/bin:/bin REQUIRE_GPU=1 NCU=$work/no-ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >/dev/null 2>&1
   expect_status 1 $? "run without ncu, REQUIRE_GPU=1"
 fi
-(cd "$R" && FAKE_NCU_PERM=1 NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x" --logs "$work/logsp") >"$work/perm.out" 2>&1
+(cd "$R" && FAKE_NCU_PERM=1 NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" --out "$work/x" \
+  --logs "$work/logsp") >"$work/perm.out" 2>&1
 expect_status 77 $? "run without permission to read the counters"
 expect_grep 'ERR_NVGPUCTRPERM' "$work/perm.out" "run without permission: names the error"
 expect_grep 'NVreg_RestrictProfilingToAdminUsers=0' "$work/perm.out" "run without permission: names the driver option"
@@ -194,6 +210,43 @@ expect_grep 'https://developer.nvidia.com/[^ ]*ERR_NVGPUCTRPERM' "$work/perm.out
 expect_status 77 $? "run without a GPU"
 (cd "$R" && FAKE_NOGPU=1 REQUIRE_GPU=1 NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >/dev/null 2>&1
 expect_status 1 $? "run without a GPU, REQUIRE_GPU=1"
+
+# ---- run: the recorded chapters ---------------------------------------------------------------
+
+# Whether every recorded ncu output has the NVTX column (recorded with --nvtx by record.sh).
+nvtx_recorded=1
+for f in "$rec"/chapter*.ncu.csv; do
+  grep -q '"thread Domain:Push/Pop_Range' "$f" || nvtx_recorded=0
+done
+csv=$R/docs/results/$name
+if [ "$nvtx_recorded" = 1 ]; then
+  (cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --logs "$work/logs") >"$work/run.out" 2>&1
+  expect_status 0 $? "profile.sh run"
+  expect_file "$name" "$csv" "run: the counters CSV"
+  normalise "$R" <"$work/run.out" >"$work/run.norm"
+  expect_file run.out "$work/run.norm" "run: progress lines"
+  expect_count 1 '^chapter,variant,run,launch,kernel,grid,block,n,duration_ns,' "$csv" "run: one header"
+  expect_count 0 'count_mismatches' "$csv" "run: the harness's check kernel left out"
+  for id in "${ids[@]}"; do
+    expect_grep "^chapter$id: [0-9]+ launch\\(es\\) profiled" "$work/run.out" "run: a progress line for chapter $id"
+    [ -s "$work/logs/chapter$id.ncu.csv" ] || ls "$work/logs/chapter$id".*.ncu.csv >/dev/null 2>&1 && ok ||
+      bad "run: chapter $id's raw ncu output not kept in the logs"
+  done
+  # One chapter, as `--chapters "NN"`: the same rows as in the full run.
+  (cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters "${ids[0]}" --bin-dir "$R" --out "$work/one" \
+    --logs "$work/logs1") >/dev/null 2>&1
+  expect_status 0 $? "run --chapters ${ids[0]}"
+  { head -n 1 "$csv"; awk -F, -v id="${ids[0]}" 'NR > 1 && $1 == id' "$csv"; } >"$work/one-want.csv"
+  expect_same "$work/one-want.csv" "$work/one/$name" "run --chapters ${ids[0]}: the same rows as in the full run"
+else
+  echo "profile_test: recorded/ was made without --nvtx (before the harness's NVTX ranges): its run tests" \
+    "wait for a new recording (tests/fixtures/profile/record.sh); the render tests use expected/$name"
+  (cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters "${ids[0]}" --bin-dir "$R" --out "$work/old" \
+    --logs "$work/logs-old") >"$work/old.out" 2>&1
+  expect_status 1 $? "run on a recording without NVTX ranges: refused"
+  expect_grep "ncu's output has no NVTX column" "$work/old.out" "run on a recording without NVTX ranges: says why"
+  cp "$expected_dir/$name" "$csv"
+fi
 
 # ---- render --------------------------------------------------------------------------------
 
@@ -227,24 +280,35 @@ expect_count 2 "^Hardware counters of this chapter's kernels on the " "$(page_of
 expect_grep '^# Hardware counters on the NVIDIA Other GPU$' "$R/docs/results/other-gpu-counters.md" "render with two CSVs: the second page"
 (cd "$R" && bash scripts/profile.sh render) >/dev/null 2>&1
 expect_status 2 $? "render without a CSV"
+(cd "$R" && bash scripts/profile.sh render docs/results/no-such.csv) >"$work/nofile.out" 2>&1
+expect_status 2 $? "render of a missing CSV"
+printf 'chapter,kernel\n05,x\n' >"$work/not-counters.csv"
+(cd "$R" && bash scripts/profile.sh render "$work/not-counters.csv") >"$work/notcsv.out" 2>&1
+expect_status 1 $? "render of a CSV that is not a counters CSV"
+expect_grep 'is not a counters CSV \(no column variant\)' "$work/notcsv.out" "render of another CSV: names the missing column"
 
 # ---- ncu's auto-scaled units (a hand-made input: ncu without --print-units base) ----------------
 
 {
-  echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__bytes_read.sum","gpu__time_duration.sum","smsp__inst_executed.sum"'
-  echo '"","","","","","","","","","","","Mbyte","usecond","inst"'
-  echo '"0","1","chapter99","host","void k<(Mode)1>(const int *, long)","1","7","(128, 2, 1)","(4, 1, 1)","0","9.0","1,234.50","2.50","1,000,000"'
-  echo '"1","1","chapter99","host","wb::count_mismatches(const int *, const int *, long, unsigned long long *)","1","7","(256, 1, 1)","(1, 1, 1)","0","9.0","0.01","1.00","10"'
+  echo '"ID","Process ID","Process Name","Host Name","thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__bytes_read.sum","gpu__time_duration.sum","smsp__inst_executed.sum"'
+  echo '"","","","","","","","","","","","","Mbyte","usecond","inst"'
+  echo '"0","1","chapter99","host","1  ""<default domain>:wb/k_mode1/timed:none:none:none:none:none:none"" ","void k<(Mode)1>(const int *, long)","1","7","(128, 2, 1)","(4, 1, 1)","0","9.0","1,234.50","2.50","1,000,000"'
+  echo '"1","1","chapter99","host","","wb::count_mismatches(const int *, const int *, long, unsigned long long *)","1","7","(256, 1, 1)","(1, 1, 1)","0","9.0","0.01","1.00","10"'
 } >"$work/units.csv"
-printf '99,k_mode1,1024,128,0,1.0,1.0,1.0,1.0,PASS\n' >"$work/units.out"
-awk -v chapter=99 -v kernels="k" -v runs=1 -v n=1024 -v device="GPU" -v cases="$work/units.out" \
-  -v columns="read_bytes,duration_ns,warp_insts" -v metrics="dram__bytes_read.sum,gpu__time_duration.sum,smsp__inst_executed.sum" \
-  -f "$R/scripts/profile_parse.awk" "$work/units.csv" >"$work/units.got" 2>"$work/units.err"
-echo "99,k_mode1,timed,1,k,4,128x2x1,1024,1234500000,2500,1000000,0,GPU" >"$work/units.want"
+python3 - "$R/scripts" "$work/units.csv" >"$work/units.got" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from wblib import profile
+lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
+rows, _notes, ok = profile.parse_ncu(lines, "99", [("k_mode1", "1024")], "1024", "GPU")
+fields = rows[0].split(",")
+# The columns this input has: duration_ns, dram_read_bytes and warp_insts.
+print(",".join(fields[:8] + [fields[8], fields[10], fields[21], fields[-2], fields[-1]]), len(rows), ok)
+EOF
+echo "99,k_mode1,timed,1,k,4,128x2x1,1024,2500,1234500000,1000000,0,GPU 1 True" >"$work/units.want"
 expect_same "$work/units.want" "$work/units.got" "parse: Mbyte and usecond scaled, separators dropped, template and namespace stripped"
 
 if [ "$update" = 1 ]; then
-  echo "profile_test: --update: $updated expected file(s) rewritten in $exp"
+  echo "profile_test: --update: $updated expected file(s) rewritten in $expected_dir"
 fi
-echo "profile_test: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+test_summary profile_test

@@ -1,10 +1,11 @@
 # Hardware counters (scripts/profile.sh, Nsight Compute). Included from CMakeLists.txt with
 #   include(${WB_TESTS}/profile_tests.cmake)
 
-# The parsing and the pages, on the host: profile.sh run with a fake ncu that replays a recorded
-# `ncu --csv --page raw` output (tests/fixtures/profile/recorded/), then profile.sh render into a
-# temporary copy of the layout, compared with tests/fixtures/profile/expected/. After a new
-# recording: bash tests/profile_test.sh --update, and check the differences.
+# The parsing and the pages, on the host: profile.sh run with a fake ncu that replays an
+# `ncu --nvtx --csv --page raw` output (tests/fixtures/profile/: a hand-made one, and the recording
+# that record.sh makes on a GPU), then profile.sh render into a temporary copy of the layout,
+# compared with tests/fixtures/profile/expected/. After a new recording:
+# bash tests/profile_test.sh --update, and check the differences.
 add_test(NAME profile_parse COMMAND bash ${WB_TESTS}/profile_test.sh)
 set_tests_properties(profile_parse PROPERTIES LABELS host TIMEOUT 300)
 
