@@ -355,5 +355,130 @@ class SanitizeTest(unittest.TestCase):
                          "chapter  variants   racecheck\n06       -          clean\n13       not built\n")
 
 
+# The NVTX column of `ncu --nvtx --csv --page raw` (ncu 2025.3.1, as seen on an H100): the process
+# id, two spaces, then each open range quoted after two spaces, outermost first, and a last space.
+def nvtx(*entries, pid="506"):
+    return pid + "".join(f'  "{e}"' for e in entries) + " "
+
+
+def wb_entry(name):
+    return f"<default domain>:{name}:none:none:none:none:none:none"
+
+
+CUB_ENTRY = "CCCL:cub::DeviceReduce::Sum:none:none:none:none:REGISTERED:cub::DeviceReduce::Sum"
+
+
+class ProfileNvtxTest(unittest.TestCase):
+    """profile.wb_range and profile.parse_ncu: each launch's row and run from its NVTX ranges."""
+
+    def setUp(self):
+        from wblib import profile
+        self.profile = profile
+
+    def test_probe_values(self):
+        # The values ncu printed for the probe's launches (/first, /timed, and no range).
+        wb = self.profile.wb_range
+        self.assertEqual(wb('506  "<default domain>:wb/row_one/first:none:none:none:none:none:none" '),
+                         ("row_one", "first"))
+        self.assertEqual(wb('506  "<default domain>:wb/row_one/timed:none:none:none:none:none:none" '),
+                         ("row_one", "timed"))
+        self.assertEqual(wb(nvtx(wb_entry("wb/cub::DeviceScan::InclusiveSum/warmup"))),
+                         ("cub::DeviceScan::InclusiveSum", "warmup"))
+        # Negative control: the run is read, not assumed.
+        self.assertNotEqual(wb(nvtx(wb_entry("wb/row_one/first"))), ("row_one", "timed"))
+
+    def test_empty_value_is_no_range(self):
+        self.assertIsNone(self.profile.wb_range(""))
+        self.assertIsNone(self.profile.wb_range(" "))
+        # Ranges, but none of ours: not the chapter's launch either.
+        self.assertIsNone(self.profile.wb_range(nvtx(wb_entry("other range"), CUB_ENTRY)))
+        # Negative control: one wb/ range among them is found.
+        self.assertEqual(self.profile.wb_range(nvtx(wb_entry("other range"), wb_entry("wb/k/timed"))), ("k", "timed"))
+
+    def test_innermost_wb_range_wins(self):
+        wb = self.profile.wb_range
+        self.assertEqual(wb(nvtx(wb_entry("wb/outer/first"), wb_entry("wb/inner/timed"))), ("inner", "timed"))
+        # CUB's own range inside ours is passed over; so is anyone's.
+        self.assertEqual(wb(nvtx(wb_entry("wb/cub_sum/timed"), CUB_ENTRY)), ("cub_sum", "timed"))
+        self.assertEqual(wb(nvtx(wb_entry("wb/outer/first"), wb_entry("wb/inner/timed"), wb_entry("other range"))),
+                         ("inner", "timed"))
+        self.assertEqual(self.profile.nvtx_ranges(nvtx(wb_entry("wb/a/first"), CUB_ENTRY)),
+                         [("<default domain>", "wb/a/first:none:none:none:none:none:none"),
+                          ("CCCL", "cub::DeviceReduce::Sum:none:none:none:none:REGISTERED:cub::DeviceReduce::Sum")])
+        # Negative control: the outer range alone gives the outer row.
+        self.assertEqual(wb(nvtx(wb_entry("wb/outer/first"))), ("outer", "first"))
+
+    def test_malformed_is_refused(self):
+        wb = self.profile.wb_range
+        # The probe's last launch: a double quote in the name, which ncu writes unescaped.
+        with self.assertRaises(self.profile.NvtxError):
+            wb('506  "<default domain>:wb/row,two "q"/first:none:none:none:none:none:none" ')
+        for name in ("wb/row-two/first", "wb/row_one/second", "wb/row_one/firstly", "wb//timed", "wb/a b/timed",
+                     "wb/row_one"):
+            with self.assertRaises(self.profile.NvtxError, msg=name):
+                wb(nvtx(wb_entry(name)))
+        with self.assertRaises(self.profile.NvtxError):
+            wb("506 garbage")
+        # Negative control: the same names made well-formed are read.
+        self.assertEqual(wb(nvtx(wb_entry("wb/row_two/first"))), ("row_two", "first"))
+
+    def ncu_csv(self, launches):
+        """A small `ncu --nvtx --csv --page raw` output: launches are (kernel, NVTX value, duration)."""
+        head = ['"ID","Process ID","Process Name","Host Name",'
+                '"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg","Kernel Name",'
+                '"Block Size","Grid Size","gpu__time_duration.sum"',
+                '"","","","","","","","","ns"']
+        rows = [f'"{i}","506","chapter99","h","{v.replace(chr(34), chr(34) * 2)}","{k}","(256, 1, 1)","(8, 1, 1)","{d}"'
+                for i, (k, v, d) in enumerate(launches)]
+        return ["==PROF== Connected to process 506"] + head + rows
+
+    def test_parse_ncu_rows(self):
+        check = "wb::count_mismatches(const int *, const int *, long, unsigned long long *)"
+        lines = self.ncu_csv([
+            ("void k<4>(const int *, long)", nvtx(wb_entry("wb/k/first")), "1,000"),
+            (check, "", "10"),
+            ("void k<4>(const int *, long)", nvtx(wb_entry("wb/k/timed")), "2,000"),
+            ("void k<4>(const int *, long)", nvtx(wb_entry("wb/k/timed")), "3,000"),
+            (check, "", "10"),
+        ])
+        out, notes, ok = self.profile.parse_ncu(lines, "99", [("memcpy", "64"), ("k", "1024")], "2^24", "GPU")
+        empty = "," * 16  # the 16 metrics after the duration, which this output lacks
+        self.assertTrue(ok)
+        self.assertEqual(out, [
+            "99,memcpy,timed,0,-,,,64," + empty + ",,GPU",  # no kernel: every metric and the ID empty
+            "99,k,first,1,k,8,256,1024,1000" + empty + ",0,GPU",
+            "99,k,timed,1,k,8,256,1024,2000" + empty + ",2,GPU",
+            "99,k,timed,2,k,8,256,1024,3000" + empty + ",3,GPU",
+        ])
+        self.assertEqual(len([n for n in notes if "reported no" in n]), 16)
+        # Negative control: the check kernel inside the timed range is counted as the row's launch.
+        lines[-1] = lines[-1].replace('"506","chapter99","h","",', '"506","chapter99","h","' +
+                                      nvtx(wb_entry("wb/k/timed")).replace('"', '""') + '",')
+        out, _, _ = self.profile.parse_ncu(lines, "99", [("memcpy", "64"), ("k", "1024")], "2^24", "GPU")
+        self.assertEqual(out[-1], "99,k,timed,3,count_mismatches,8,256,1024,10" + empty + ",4,GPU")
+
+    def test_parse_ncu_refusals(self):
+        k = "void k<4>(const int *, long)"
+        # A refused range: the launch is left out with a message, the others kept, the run not ok.
+        lines = self.ncu_csv([(k, nvtx(wb_entry("wb/k/timed")), "5"), (k, nvtx(wb_entry("wb/k-x/timed")), "6")])
+        out, notes, ok = self.profile.parse_ncu(lines, "99", [("k", "1024")], "1024", "GPU")
+        self.assertFalse(ok)
+        self.assertEqual([l.split(",")[:5] for l in out], [["99", "k", "timed", "1", "k"]])
+        self.assertIn("chapter 99: launch 1 (k) left out: its NVTX range 'wb/k-x/timed' is not wb/<row>/first, "
+                      "/warmup or /timed with a row name of letters, digits and _ : .", notes)
+        # Launches but none in a wb/ range: a program built before the ranges, refused.
+        out, notes, ok = self.profile.parse_ncu(self.ncu_csv([(k, "", "5")]), "99", [("k", "1024")], "1024", "GPU")
+        self.assertFalse(ok)
+        self.assertTrue(any("none of its 1 launch(es) is inside a wb/ NVTX range" in n for n in notes))
+        # Output without the NVTX column (ncu without --nvtx): refused.
+        no_nvtx = [l.replace('"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",', "")
+                   for l in self.ncu_csv([])]
+        self.assertEqual(self.profile.parse_ncu(no_nvtx, "99", [], "1024", "GPU")[2], False)
+        # Negative control: the well-formed launch alone is ok.
+        out, _, ok = self.profile.parse_ncu(self.ncu_csv([(k, nvtx(wb_entry("wb/k/timed")), "5")]), "99",
+                                            [("k", "1024")], "1024", "GPU")
+        self.assertTrue(ok)
+
+
 if __name__ == "__main__":
     unittest.main()
