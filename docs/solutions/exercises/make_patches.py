@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""make_patches.py -- write the exercises' code edits as patch files (chNN-exK.patch).
+
+Each exercise that changes a chapter's program is one entry of EDITS below: the file and a list
+of (text, replacement, times) edits, the text being what the chapter page tells the reader to
+find. The script reads the file as it is in the working tree, makes the edits, and writes the
+unified diff beside itself, for `git apply` from the repository root (run.sh applies them).
+An edit whose text is not found exactly `times` times stops the script with the exercise and
+the text: the chapter has changed, and the exercise (and its page) need a look.
+
+  python3 docs/solutions/exercises/make_patches.py [ID ...]   (default: every entry)
+
+Standard library only; the output depends only on the files it reads.
+"""
+import difflib
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+
+CH00 = "chapters/00-speed-of-light/speed_of_light.cu"
+CH01 = "chapters/01-atomic-naive/atomic_naive.cu"
+CH02 = "chapters/02-atomic-privatized/atomic_privatized.cu"
+CH03 = "chapters/03-tree-divergent/tree_divergent.cu"
+CH05 = "chapters/05-tree-sequential/tree_sequential.cu"
+CH06 = "chapters/06-warp-unroll/warp_unroll.cu"
+CH07 = "chapters/07-warp-shuffle/warp_shuffle.cu"
+CH08 = "chapters/08-one-pass/one_pass.cu"
+CH09 = "chapters/09-batching/batching.cu"
+CH10 = "chapters/10-vectorized-int4/vectorized_int4.cu"
+CH11 = "chapters/11-cub-and-beyond/cub_and_beyond.cu"
+CH12 = "chapters/12-scan-naive-global/scan_naive_global.cu"
+CH13 = "chapters/13-scan-shared/scan_shared.cu"
+CH14 = "chapters/14-scan-double-buffer/scan_double_buffer.cu"
+CH15 = "chapters/15-scan-warp-shuffle/scan_warp_shuffle.cu"
+CH16 = "chapters/16-scan-coarsened/scan_coarsened.cu"
+CH17 = "chapters/17-scan-device-wide/scan_device_wide.cu"
+CH18 = "chapters/18-multi-gpu/multi_gpu.cu"
+
+# Chapter 07, exercise 3: any block size (3a), then a warp sum over the lanes that exist and a
+# block sum that counts a partial last warp (3b, the answer the exercise asks the reader to write).
+CH07_WARP_SUMS_OLD = """__device__ int warp_sum_shuffle(int v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
+  return v;
+}
+"""
+CH07_WARP_SUMS_NEW = """__device__ int warp_sum_shuffle(int v, unsigned lanes = 32) {
+  const unsigned mask = lanes == 32 ? kFullMask : (1u << lanes) - 1;
+  const unsigned lane = threadIdx.x % 32;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    // Every lane of the mask shuffles; only a value from a lane that exists is added.
+    const int other = __shfl_down_sync(mask, v, offset);
+    if (lane + offset < lanes) v += other;
+  }
+  return v;
+}
+"""
+CH07_REDUCE_ADD_OLD = """__device__ int warp_sum_reduce_add(int v) {
+#if WB_HAS_REDUCE_ADD
+  return __reduce_add_sync(kFullMask, v);
+#else
+  // sm_75 has no warp reduction instruction: a build for it runs the shuffle tree here,
+  // so the variant still works there, and times the same as `shuffle`.
+  return warp_sum_shuffle(v);
+#endif
+}
+"""
+CH07_REDUCE_ADD_NEW = """__device__ int warp_sum_reduce_add(int v, unsigned lanes = 32) {
+#if WB_HAS_REDUCE_ADD
+  return __reduce_add_sync(lanes == 32 ? kFullMask : (1u << lanes) - 1, v);
+#else
+  // sm_75 has no warp reduction instruction: a build for it runs the shuffle tree here,
+  // so the variant still works there, and times the same as `shuffle`.
+  return warp_sum_shuffle(v, lanes);
+#endif
+}
+"""
+CH07_DISPATCH_OLD = """__device__ int warp_sum(int v) {
+  return kHow == WarpSum::ReduceAdd ? warp_sum_reduce_add(v) : warp_sum_shuffle(v);
+}
+"""
+CH07_DISPATCH_NEW = """__device__ int warp_sum(int v, unsigned lanes = 32) {
+  return kHow == WarpSum::ReduceAdd ? warp_sum_reduce_add(v, lanes) : warp_sum_shuffle(v, lanes);
+}
+"""
+CH07_BLOCK_OLD = """  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  v = warp_sum<kHow>(v);
+  if (lane == 0) warp_totals[warp] = v;
+  __syncthreads();
+  // Warp 0 sums the totals. With fewer than 32 warps its upper lanes add 0: those slots of
+  // warp_totals were never written in this block.
+  if (warp == 0) v = warp_sum<kHow>(lane < blockDim.x / 32 ? warp_totals[lane] : 0);
+"""
+CH07_BLOCK_NEW = """  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned warps = (blockDim.x + 31) / 32;  // the last one may be partial
+  const unsigned lanes = warp + 1 < warps ? 32 : blockDim.x - 32 * warp;
+  v = warp_sum<kHow>(v, lanes);
+  if (lane == 0) warp_totals[warp] = v;
+  __syncthreads();
+  // Warp 0 sums the totals of every warp, the partial one included; it is itself partial
+  // in a block of fewer than 32 threads.
+  if (warp == 0) v = warp_sum<kHow>(lane < warps ? warp_totals[lane] : 0, blockDim.x < 32 ? blockDim.x : 32);
+"""
+
+# Chapter 11, exercise 2: one 64-bit atomic instead of the running sum, the count and the fences.
+CH11_TOTAL_OLD = """struct GridTotal {
+  int sum;               ///< the totals of the blocks that have added theirs so far
+  unsigned blocks_done;  ///< how many blocks have added their total
+};
+"""
+CH11_TOTAL_NEW = """struct GridTotal {
+  /// Bits 44 and up: how many blocks have added their total; bits 0-31: the sum of those
+  /// totals modulo 2^32, whose carries collect in bits 32-43 (fewer than 4096 blocks).
+  unsigned long long word;
+};
+"""
+CH11_COMBINE_OLD = """  atomicAdd(&grid_total->sum, total);
+  __threadfence();  // our add is visible to every block before we count ourselves done
+  if (atomicAdd(&grid_total->blocks_done, 1u) == gridDim.x - 1) {
+    // The last block: every other block added its total before it counted itself done.
+    __threadfence();  // so their adds are visible to the exchange below
+    *sum = atomicExch(&grid_total->sum, 0);
+    grid_total->blocks_done = 0;  // no block of this launch touches it again
+  }
+"""
+CH11_COMBINE_NEW = """  // One atomic adds the total and counts the block: it is ordered with itself, so no fence.
+  const unsigned long long before = atomicAdd(&grid_total->word, (1ull << 44) + uint32_t(total));
+  if ((before >> 44) == gridDim.x - 1) {
+    *sum = int(uint32_t(before) + uint32_t(total));  // every other block has added its total
+    grid_total->word = 0;  // no block of this launch touches it again
+  }
+"""
+
+# Chapter 15, exercise 3: the warp totals scanned by thread 0 alone.
+CH15_OLD = """  if (warp == 0) {
+    const int warps = int(blockDim.x) / kWarp;
+    const int total = lane < warps ? warp_offsets[lane] : 0;
+    // Each lane reads and writes only its own entry, so the warp needs no barrier here.
+    warp_offsets[lane] = warp_inclusive_scan(total) - total;
+  }
+"""
+CH15_NEW = """  if (t == 0) { int running = 0; for (int w = 0; w < int(blockDim.x) / kWarp; ++w) { const int total = warp_offsets[w]; warp_offsets[w] = running; running += total; } }
+"""
+
+# Chapter 16, exercise 1: each thread loads its own K consecutive elements.
+CH16_LOAD_OLD = """  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int first = warp * kWarp * K + lane;  // this lane's element in the warp's load 0
+  int* const part = stage + warp * stage_ints_per_warp(K);
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+    part[j * (kWarp + 1) + lane] = first + j * kWarp < count ? tile[first + j * kWarp] : 0;
+  __syncwarp();
+  const int* const mine = part + lane * K + lane * K / kWarp;
+#pragma unroll
+  for (int i = 0; i < K; ++i) items[i] = mine[i];
+"""
+CH16_LOAD_NEW = """  const int t = threadIdx.x; for (int i = 0; i < K; ++i) items[i] = t * K + i < count ? tile[t * K + i] : 0;
+"""
+
+# Chapter 17, exercise 2: two counters of the look-back's work, printed per tile after the runs.
+CH17_COUNTERS = """/// Exercise 2: windows inspected and polls made by every look-back of the run.
+__device__ unsigned long long look_back_windows = 0;
+__device__ unsigned long long look_back_looks = 0;
+
+"""
+CH17_REPORT = """  {
+    // Exercise 2: the look-back's work per tile, over every launch of the run.
+    unsigned long long windows = 0, looks = 0;
+    WB_CHECK(cudaMemcpyFromSymbol(&windows, look_back_windows, sizeof windows));
+    WB_CHECK(cudaMemcpyFromSymbol(&looks, look_back_looks, sizeof looks));
+    const double tiles = double(tiles_for(in.n, opt.block, opt.batch)) * (1 + opt.warmup + opt.reps);
+    std::fprintf(stderr, "look-back at K = %d: %.2f windows and %.2f looks per tile (%.0f tiles in %d launches)\\n",
+                 opt.batch, double(windows) / tiles, double(looks) / tiles, tiles, 1 + opt.warmup + opt.reps);
+  }
+  return bench.finish();
+"""
+
+# Chapter 18, exercise 3: scan-then-add instead of reduce-then-scan across the GPUs.
+CH18_KERNELS = """/// Exercise 3 (scan-then-add): the last element of a shard's scan from zero, which is the
+/// shard's total, to `last` (0 for an empty shard), for the all-gather.
+__global__ void copy_last(const int* scan, int64_t n, int* last) { *last = n > 0 ? scan[n - 1] : 0; }
+
+/// Elements per thread of add_carry: eight loads in flight before the first store.
+constexpr int kAddBatch = 8;
+
+/// Exercise 3: add the carry of `shard` (the totals of the shards before it) to out[0, n).
+/// Block b adds tile b of blockDim.x x kAddBatch elements, each load coalesced.
+__global__ void add_carry(int* out, int64_t n, const int* shard_totals, int shard) {
+  unsigned carry = 0;
+  for (int s = 0; s < shard; ++s) carry += unsigned(shard_totals[s]);
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x * kAddBatch + threadIdx.x;
+  int v[kAddBatch];
+#pragma unroll
+  for (int k = 0; k < kAddBatch; ++k) {
+    const int64_t i = first + int64_t(k) * blockDim.x;
+    v[k] = i < n ? out[i] : 0;
+  }
+#pragma unroll
+  for (int k = 0; k < kAddBatch; ++k) {
+    const int64_t i = first + int64_t(k) * blockDim.x;
+    if (i < n) out[i] = int(unsigned(v[k]) + carry);
+  }
+}
+
+int main(int argc, char** argv) {
+"""
+CH18_STEPS = """  // Exercise 3: scan each shard from zero, all-gather the shards' last elements, add the carry.
+  const Work scan_from_zero = [&](Gpu& g) {
+    g.single_pass->launch(g.policy, g.kernel, g.in.d, g.count, scan_out(g), g.shard_totals.get(), 0, g.stream);
+    copy_last<<<1, 1, 0, g.stream>>>(scan_out(g), g.count, g.shard_sum.get());
+  };
+  const Work add_the_carry = [&](Gpu& g) {
+    if (g.count == 0 || g.index == 0) return;  // shard 0's carry is 0
+    const int64_t blocks = wb::ceil_div<int64_t>(g.count, int64_t(256) * kAddBatch);
+    add_carry<<<unsigned(blocks), 256, 0, g.stream>>>(scan_out(g), g.count, g.shard_totals.get(), g.index);
+  };
+  const Steps scan_all{scan_from_zero, all_gather, add_the_carry};
+"""
+
+# id -> (file, [(text, replacement, times)]). The ids follow the chapter pages' exercise
+# numbers; a letter tells two edits of one exercise apart.
+EDITS = {
+    "ch00-ex2a": (CH00, [("constexpr int kUnroll = 4;", "constexpr int kUnroll = 1;", 1)]),
+    "ch00-ex2b": (CH00, [("constexpr int kUnroll = 4;", "constexpr int kUnroll = 8;", 1)]),
+    "ch01-ex2a": (CH01, [("    atomicAdd(sum, in[i]);\n", "    *sum += in[i];\n", 1)]),
+    "ch01-ex2b": (CH01, [("    atomicAdd(sum, in[i]);\n", "    *sum += 1;\n", 1)]),
+    "ch02-ex2": (CH02, [("const int64_t max_blocks = int64_t(dev.sms) * occupancy;",
+                         "const int64_t max_blocks = wb::ceil_div<int64_t>(in.n, opt.block);", 1)]),
+    "ch03-ex1": (CH03, [("if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];",
+                         "if ((tid & (2 * stride - 1)) == 0) s[tid] += s[tid + stride];", 1)]),
+    "ch03-ex3": (CH03, [("    if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];\n    __syncthreads();\n",
+                         "    if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];\n", 1)]),
+    "ch05-ex1": (CH05, [("const int64_t max_blocks = std::min<int64_t>(wb::ceil_div<int64_t>(in.n, opt.block), INT32_MAX);",
+                         "const int64_t max_blocks = int64_t(dev.sms) * wb::blocks_per_sm(reduce_tree_sequential, opt.block, smem);",
+                         1)]),
+    "ch05-ex4": (CH05, [("  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + tid; i < n; i += grid_stride) total += in[i];\n",
+                         "#pragma unroll 1\n"
+                         "  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + tid; i < n; i += grid_stride) total += in[i];\n",
+                         1)]),
+    "ch06-ex2": (CH06, [("volatile int* v = s;", "int* v = s;", 1)]),
+    "ch06-ex5": (CH06, [("for (unsigned stride = kThreads / 2; stride >= 64; stride /= 2) {",
+                         "for (unsigned stride = kThreads / 2; stride > 0; stride /= 2) {", 1),
+                        ("""  if (tid < 32) {
+    volatile int* v = s;  // every access goes to shared memory, none stays in a register
+#pragma unroll
+    for (unsigned stride = 32; stride > 0; stride /= 2) {
+      if (tid < stride) v[tid] += v[tid + stride];
+      // A lane's write in this step must be visible to the lane that reads it in the next.
+      if constexpr (!kRacy) __syncwarp();
+    }
+    if (tid == 0) partials[blockIdx.x] = v[0];
+  }
+""", "  if (tid == 0) partials[blockIdx.x] = s[0];\n", 1)]),
+    "ch07-ex2": (CH07, [("__shfl_down_sync(kFullMask, v, offset)", "__shfl_xor_sync(kFullMask, v, offset)", 1)]),
+    "ch07-ex3a": (CH07, [("spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};",
+                          "spec.block = {wb::BlockRule::Any, kBlock, 1, 1024};", 1)]),
+    "ch07-ex3b": (CH07, [(CH07_WARP_SUMS_OLD, CH07_WARP_SUMS_NEW, 1),
+                        (CH07_REDUCE_ADD_OLD, CH07_REDUCE_ADD_NEW, 1),
+                        (CH07_DISPATCH_OLD, CH07_DISPATCH_NEW, 1),
+                        (CH07_BLOCK_OLD, CH07_BLOCK_NEW, 1),
+                        ("spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};",
+                         "spec.block = {wb::BlockRule::Any, kBlock, 1, 1024};", 1)]),
+    "ch08-ex1": (CH08, [("  WB_CHECK(cudaMemsetAsync(sum, 0, sizeof(int)));\n", "", 1),
+                        ("__global__ void reduce_one_pass_atomic(const int* in, int64_t n, int* sum) {\n",
+                         "__global__ void reduce_one_pass_atomic(const int* in, int64_t n, int* sum) {\n"
+                         "  if (blockIdx.x == 0 && threadIdx.x == 0) *sum = 0;\n", 1)]),
+    "ch08-ex2": (CH08, [("      *blocks_done = 0;  // ready for the next launch, which is ordered after this one\n", "", 1)]),
+    "ch08-ex5": (CH08, [("  const int64_t max_blocks = std::min<int64_t>(wb::ceil_div<int64_t>(in.n, opt.block), INT32_MAX);\n",
+                         "", 1),
+                        ("    const int occupancy = wb::blocks_per_sm(reduce_one_pass_atomic, opt.block);\n",
+                         "    const int occupancy = wb::blocks_per_sm(reduce_one_pass_atomic, opt.block);\n"
+                         "    const int64_t max_blocks = int64_t(dev.sms) * occupancy;\n", 1),
+                        ("    const int occupancy = wb::blocks_per_sm(reduce_one_pass_last_block, opt.block);\n",
+                         "    const int occupancy = wb::blocks_per_sm(reduce_one_pass_last_block, opt.block);\n"
+                         "    const int64_t max_blocks = int64_t(dev.sms) * occupancy;\n", 1)]),
+    "ch09-ex1": (CH09, [("constexpr int kLoadsInFlight = 8;", "constexpr int kLoadsInFlight = 1;", 1),
+                        ("      for (; k + kLoadsInFlight <= batch; k += kLoadsInFlight) {\n",
+                         "#pragma unroll 1\n      for (; k + kLoadsInFlight <= batch; k += kLoadsInFlight) {\n", 1)]),
+    "ch09-ex2": (CH09, [("p[(k + u) * stride]", "in[start + tid * batch + k + u]", 1),
+                        ("p[k * stride]", "in[start + tid * batch + k]", 1),
+                        ("      const int* p = in + start + tid;\n", "", 1)]),
+    "ch10-ex1": (CH10, [("const int64_t head = to_boundary < n ? to_boundary : n;",
+                         "const int64_t head = 0 * to_boundary;", 1)]),
+    "ch10-ex2": (CH10, [("const int64_t vectors = (n - head) / 4;", "const int64_t vectors = (n - head + 3) / 4;", 1),
+                        ("return {head, vectors, n - head - 4 * vectors};", "return {head, vectors, 0};", 1)]),
+    "ch11-ex2": (CH11, [(CH11_TOTAL_OLD, CH11_TOTAL_NEW, 1), (CH11_COMBINE_OLD, CH11_COMBINE_NEW, 1)]),
+    "ch11-ex3": (CH11, [("const int64_t max_blocks = int64_t(dev.sms) * occupancy;",
+                         "const int64_t max_blocks = 5 * int64_t(dev.sms) * occupancy;", 1)]),
+    "ch12-ex2": (CH12, [("    if (in_range && t >= offset) left = out[i - offset];\n"
+                         "    // Every read of this step must see the previous step's value, before anyone overwrites it.\n"
+                         "    __syncthreads();\n",
+                         "    if (in_range && t >= offset) left = out[i - offset];\n"
+                         "    // Every read of this step must see the previous step's value, before anyone overwrites it.\n",
+                         1)]),
+    "ch13-ex2": (CH13, [("    if (t >= offset) sums[t] += left;\n"
+                         "    // Every write of this step must land before the next step reads it.\n"
+                         "    __syncthreads();\n",
+                         "    if (t >= offset) sums[t] += left;\n"
+                         "    // Every write of this step must land before the next step reads it.\n", 1)]),
+    "ch14-ex1": (CH14, [("int* to = buffers + blockDim.x;", "int* to = from;", 1),
+                        ("    int* const previous = from;\n    from = to;\n    to = previous;\n", "", 1)]),
+    "ch15-ex3": (CH15, [(CH15_OLD, CH15_NEW, 1)]),
+    "ch16-ex1": (CH16, [(CH16_LOAD_OLD, CH16_LOAD_NEW, 1)]),
+    "ch16-ex2": (CH16, [("return (kWarp + 1) * k;", "return kWarp * k;", 1),
+                        ("part[j * (kWarp + 1) + lane]", "part[j * kWarp + lane]", 2),
+                        ("part + lane * K + lane * K / kWarp", "part + lane * K", 2)]),
+    "ch17-ex1": (CH17, [("  __shared__ unsigned long long tile_number;\n", "", 1),
+                        ("  if (threadIdx.x == 0) tile_number = atomicAdd(a.counter, 1ull) - a.counter_base;\n"
+                         "  __syncthreads();\n"
+                         "  const int64_t tile = int64_t(tile_number);\n",
+                         "  const int64_t tile = blockIdx.x;\n", 1)]),
+    "ch17-ex2": (CH17, [("// [look_back]\n/// The decoupled look-back,", "// [look_back]\n" + CH17_COUNTERS
+                         + "/// The decoupled look-back,", 1),
+                        ("  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n",
+                         "  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n"
+                         "    if (lane == 0) atomicAdd(&look_back_windows, 1ull);\n", 1),
+                        ("    do {\n      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n",
+                         "    do {\n      if (lane == 0) atomicAdd(&look_back_looks, 1ull);\n"
+                         "      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n", 1),
+                        ("  return bench.finish();\n", CH17_REPORT, 1)]),
+    "ch17-ex3": (CH17, [("const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;",
+                         "const bool one_wave = tiles_for(n, p.block, p.batch) <= 2 * int64_t(dev.sms) * per_sm;", 1)]),
+    "ch18-ex3": (CH18, [("int main(int argc, char** argv) {\n", CH18_KERNELS, 1),
+                        ("  const Steps scan_all{shard_sum, all_gather, seeded_scan};\n", CH18_STEPS, 1)]),
+}
+
+
+def edited(exercise):
+    """The (path, old text, new text) of one exercise's edit; exits naming any text not found."""
+    path, edits = EDITS[exercise]
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        old = f.read()
+    new = old
+    for text, replacement, times in edits:
+        found = new.count(text)
+        if found != times:
+            sys.exit(f"make_patches: {exercise}: {path} holds {found} (not {times}) of:\n{text}")
+        new = new.replace(text, replacement)
+    return path, old, new
+
+
+def patch_text(path, old, new):
+    """A unified diff that `git apply` takes from the repository root."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile="a/" + path, tofile="b/" + path, n=3)
+    return f"diff --git a/{path} b/{path}\n" + "".join(lines)
+
+
+def main(argv):
+    wanted = argv or sorted(EDITS)
+    unknown = [w for w in wanted if w not in EDITS]
+    if unknown:
+        print("make_patches: no such exercise: " + " ".join(unknown), file=sys.stderr)
+        return 2
+    for exercise in wanted:
+        path, old, new = edited(exercise)
+        with open(os.path.join(HERE, exercise + ".patch"), "w", encoding="utf-8", newline="\n") as f:
+            f.write(patch_text(path, old, new))
+    print(f"make_patches: {len(wanted)} patch(es) written to {os.path.relpath(HERE, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
