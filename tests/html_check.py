@@ -8,6 +8,10 @@ Fails (exit 1, one line per problem) when
     \\include, \\ref, @ref), a Markdown marker (**, {#label}) or a tag shown as text (<tt>, </p>...);
   - a chapter page lacks a code excerpt, its results block (a results table and a chart), or the
     links to its previous and next chapters at its top and at its bottom;
+  - a chapter page shows the diff from the previous chapter in one colour: a line not marked as its
+    first character says (diff-add for +, diff-del for -, diff-hunk for @@), or stylesheets that
+    give added and removed lines no distinct backgrounds; or a chapter after the first has no diff
+    and no note that its program is new;
   - an external link is malformed (no host, a space, or punctuation glued to its end, as when a
     colon after a bare address is taken into it).
 Prints a count of what it checked. Standard library only.
@@ -38,6 +42,11 @@ class Page(HTMLParser):
         self.contents_links = []  # hrefs inside div.contents, in order
         self.tables = 0
         self.images = []
+        self.stylesheets = []     # hrefs of <link rel="stylesheet">
+        self.code_lines = []      # per code block (div.fragment): [(classes, text)] per div.line
+        self._fragment_depth = 0
+        self._line = None         # the div.line being read: (classes, text pieces)
+        self._line_depth = 0
 
     def _code(self):
         return any(code for _, code in self.stack)
@@ -51,8 +60,15 @@ class Page(HTMLParser):
         for key in ("id", "name"):
             if a.get(key):
                 self.ids.add(a[key])
+        if tag == "link" and "stylesheet" in (a.get("rel") or "").split() and a.get("href"):
+            self.stylesheets.append(a["href"])
         if tag == "div" and "fragment" in cls.split():
             self.fragments += 1
+            self.code_lines.append([])
+            self._fragment_depth = len(self.stack) + 1
+        if tag == "div" and "line" in cls.split() and self._fragment_depth and self._line is None:
+            self._line = (set(cls.split()), [])
+            self._line_depth = len(self.stack) + 1
         if tag == "div" and "contents" in cls.split():
             self.in_contents = len(self.stack) + 1
         if self.in_contents and tag == "a" and a.get("href"):
@@ -75,10 +91,86 @@ class Page(HTMLParser):
                 break
         if self.in_contents and len(self.stack) < self.in_contents:
             self.in_contents = 0
+        if self._line is not None and len(self.stack) < self._line_depth:
+            classes, pieces = self._line
+            self.code_lines[-1].append((classes, "".join(pieces)))
+            self._line = None
+        if self._fragment_depth and len(self.stack) < self._fragment_depth:
+            self._fragment_depth = 0
 
     def handle_data(self, data):
+        if self._line is not None:
+            self._line[1].append(data)
         if data.strip():
             self.text.append((data, self._code()))
+
+
+# The mark each line of a unified diff needs, by its first character (after the first hunk).
+DIFF_MARKS = {"+": "diff-add", "-": "diff-del"}
+
+
+def diffs(page):
+    """The code blocks of a page that hold a unified diff: its first lines are --- and +++."""
+    return [lines for lines in page.code_lines
+            if len(lines) >= 2 and lines[0][1].startswith("--- ") and lines[1][1].startswith("+++ ")]
+
+
+def unmarked_diff_lines(lines):
+    """[(line number, text, mark wanted)] for each line of a diff whose diff-* class is not the one
+    its first character calls for: diff-file for ---/+++ before the first hunk, diff-hunk for @@,
+    diff-add for +, diff-del for -, none for an unchanged line."""
+    wrong = []
+    in_hunks = False
+    for number, (classes, text) in enumerate(lines, 1):
+        in_hunks = in_hunks or text.startswith("@@")
+        if text.startswith("@@"):
+            want = "diff-hunk"
+        elif not in_hunks and text.startswith(("--- ", "+++ ")):
+            want = "diff-file"
+        else:
+            want = DIFF_MARKS.get(text[:1])
+        if {c for c in classes if c.startswith("diff-")} != ({want} if want else set()):
+            wrong.append((number, text, want))
+    return wrong
+
+
+def diff_backgrounds(root, hrefs):
+    """{"diff-add": colour, ...}: the background each diff-* class gets from the stylesheets."""
+    found = {}
+    for href in hrefs:
+        path = os.path.join(root, href)
+        if urlsplit(href).scheme or not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            css = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+        for selector, body in re.findall(r"([^{}]+)\{([^}]*)\}", css):
+            colour = re.search(r"background(?:-color)?\s*:\s*([^;]+)", body)
+            for cls in re.findall(r"\.(diff-[a-z]+)\b", selector):
+                if colour:
+                    found[cls] = colour.group(1).strip().lower()
+    return found
+
+
+def diff_problems(root, name, page, first):
+    """Why a chapter page's diff from the previous chapter does not read as one: missing, or in
+    one colour (its lines unmarked, or no distinct backgrounds for added and removed lines)."""
+    found = diffs(page)
+    if not found and not first and "no diff to show" not in " ".join(t for t, _ in page.text):
+        return [f"{name}: no diff from the previous chapter, and no note that its program is new"]
+    problems = []
+    colours = diff_backgrounds(root, page.stylesheets)
+    add, removed = colours.get("diff-add"), colours.get("diff-del")
+    for lines in found:
+        wrong = unmarked_diff_lines(lines)
+        if wrong:
+            number, text, want = wrong[0]
+            problems.append(f"{name}: the diff from the previous chapter is one colour: {len(wrong)} of its "
+                            f"{len(lines)} lines lack their mark (line {number}, {text[:40]!r}, wants "
+                            f"{want or 'none'})")
+        elif not add or not removed or add == removed:
+            problems.append(f"{name}: the diff from the previous chapter is one colour: its stylesheets give "
+                            f"added and removed lines no distinct backgrounds ({add}, {removed})")
+    return problems
 
 
 def main():
@@ -147,6 +239,7 @@ def main():
                 head, tail = links[:6], links[-6:]
                 if want not in head or want not in tail:
                     problems.append(f"{name}: no link to the {label} chapter ({want}) at the top and at the bottom")
+        problems += diff_problems(root, name, p, i == 0)
     for line in problems:
         print("html_check: FAIL: " + line)
     print(f"html_check: {len(pages)} pages, {checked_links} links, {len(chapters)} chapter pages checked; "

@@ -4,8 +4,11 @@
 Run: python3 tests/test_wblib.py [-v]   (ctest: host_wblib). Each module's tests are a TestCase
 class of their own; every check has a negative control that shows it can fail."""
 
+import contextlib
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 from wblib import common  # noqa: E402
+from wblib import figures  # noqa: E402
 
 
 def write(path, text):
@@ -478,6 +482,242 @@ class ProfileNvtxTest(unittest.TestCase):
         out, _, ok = self.profile.parse_ncu(self.ncu_csv([(k, nvtx(wb_entry("wb/k/timed")), "5")]), "99",
                                             [("k", "1024")], "1024", "GPU")
         self.assertTrue(ok)
+
+
+class LineDiffTest(unittest.TestCase):
+    """linediff.unified_diff: the hunks GNU diff writes, not just any valid diff."""
+
+    def test_gnu_diffs_choice_among_equal_scripts(self):
+        from wblib import linediff
+        a, b = ["a", "a", "}"], ["b", "}", "a"]
+        want = ["@@ -1,3 +1,3 @@", "-a", "-a", "+b", " }", "+a"]    # diff -U1 (GNU diffutils 3.8)
+        self.assertEqual(linediff.unified_diff(a, b, context=1), want)
+        # Negative control: difflib finds another diff of the same size, which the test refuses.
+        import difflib
+        other = list(difflib.unified_diff(a, b, n=1, lineterm=""))[2:]
+        self.assertNotEqual(other, want)
+
+    def test_two_hunks_with_context_and_ranges(self):
+        from wblib import linediff
+        old = ["int f() {", "  return 1;", "}", "", "int g() {", "  int a = 0;", "  int b = 0;",
+               "  int c = 0;", "  int d = 0;", "  return 2;", "}"]
+        new = ["#include <x>"] + old[:9] + ["  int e = 0;", "  return 3;", "}"]
+        want = ["@@ -1,3 +1,4 @@", "+#include <x>", " int f() {", "   return 1;", " }",
+                "@@ -7,5 +8,6 @@", "   int b = 0;", "   int c = 0;", "   int d = 0;", "-  return 2;",
+                "+  int e = 0;", "+  return 3;", " }"]
+        self.assertEqual(linediff.unified_diff(old, new), want)
+        self.assertEqual(linediff.unified_diff(old, old), [])
+        # Negative control: 9 unchanged lines apart, the changes share a hunk from a context of 5
+        # (fewer than 2 * 5 + 1 lines between them), not of 4.
+        hunks = [sum(l.startswith("@@") for l in linediff.unified_diff(old, new, context=c)) for c in (4, 5)]
+        self.assertEqual(hunks, [2, 1])
+
+
+class MdFilterDiffTest(unittest.TestCase):
+    """mdfilter: a ```diff block becomes a code fragment whose lines are marked for colour."""
+
+    DIFF = ["--- a/x.cu", "+++ b/x.cu", "@@ int f(int* p)", " if (a < b && c > d) {",
+            "-  s = \"old\";", "+  s = 'new' @ \\n;"]
+
+    def test_exact_html_with_escapes(self):
+        from wblib import mdfilter
+        want = [
+            '\\htmlonly[block]<div class="fragment diff">',
+            '<div class="line diff-file">--- a/x.cu</div>',
+            '<div class="line diff-file">+++ b/x.cu</div>',
+            '<div class="line diff-hunk">&#64;&#64; int f(int* p)</div>',
+            '<div class="line"> if (a &lt; b &amp;&amp; c &gt; d) {</div>',
+            '<div class="line diff-del">-  s = &quot;old&quot;;</div>',
+            '<div class="line diff-add">+  s = &#39;new&#39; &#64; &#92;n;</div>',
+            '</div><!-- fragment -->\\endhtmlonly',
+        ]
+        self.assertEqual(mdfilter.diff_html(self.DIFF), want)
+        # Negative control: without the escapes, < and & reach the HTML as markup.
+        self.assertNotIn("<div class=\"line\"> if (a < b && c > d) {</div>", want)
+
+    def test_html_check_reads_the_marks(self):
+        """The site's check (tests/html_check.py) finds every line marked, and finds the same
+        fragment with its marks removed in one colour."""
+        from wblib import mdfilter
+        sys.path.insert(0, HERE)
+        import html_check
+        html = "\n".join(mdfilter.diff_html(self.DIFF)).replace("\\htmlonly[block]", "").replace("\\endhtmlonly", "")
+
+        def parsed(text):
+            page = html_check.Page()
+            page.feed(f"<html><body><div class='contents'>{text}</div></body></html>")
+            return html_check.diffs(page)
+        found = parsed(html)
+        self.assertEqual(len(found), 1)
+        self.assertEqual([text for _, text in found[0]], self.DIFF)
+        self.assertEqual(html_check.unmarked_diff_lines(found[0]), [])
+        # Negative control: the same lines unmarked are refused, each + and - and header line.
+        import re
+        bare = re.sub(r' class="line diff-[a-z]+"', ' class="line"', html)
+        self.assertEqual(len(html_check.unmarked_diff_lines(parsed(bare)[0])), 5)
+
+    def test_only_diff_blocks_change_and_lines_keep_their_numbers(self):
+        from wblib import mdfilter
+        page = ["# Chapter 05: x", "", "```cpp", "+1;", "```", "[a](../06-y/README.md)", "```diff"] + \
+            self.DIFF + ["```", "after [b](x.cu)"]
+        out = mdfilter.filtered("chapters/05-x/README.md", page)
+        self.assertEqual(len(out), len(page))
+        self.assertEqual(out[:5], ["# Chapter 05: x {#chapter05}", "", "```cpp", "+1;", "```"])
+        self.assertEqual(out[5], "[a](@ref chapter06)")
+        self.assertEqual(out[6:-1], mdfilter.diff_html(self.DIFF))
+        self.assertEqual(out[-1], "after [b](x_8cu_source.html)")
+        # Negative control: a block never closed is left as it was.
+        self.assertEqual(mdfilter.filtered("docs/pages/p.md", ["```diff", "+x"]), ["```diff", "+x"])
+
+
+class PagesTest(unittest.TestCase):
+    """pages: navigation and the diff between two chapters' programs, and --check."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="wb-pages-")
+        self.addCleanup(shutil.rmtree, self.root)
+        write(os.path.join(self.root, "README.md"), "# Workbook\n")
+        write(os.path.join(self.root, "chapters/00-first/first.cu"),
+              "// the first\n__global__ void reduce_first(int* p) {\n  p[0] = 1;  // one\n}\n")
+        write(os.path.join(self.root, "chapters/01-second/second.cu"),
+              "// the second\n__global__ void reduce_second(int* p) {\n  p[0] = 2;\n}\n")
+        for cid, name in (("00-first", "First"), ("01-second", "Second")):
+            write(os.path.join(self.root, f"chapters/{cid}/README.md"),
+                  f"# {name}\n<!-- nav:begin -->\n<!-- nav:end -->\n" +
+                  ("<!-- diff:begin -->\nstale\n<!-- diff:end -->\n" if cid.startswith("01") else ""))
+
+    def run_pages(self, *argv):
+        from wblib import pages
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = pages.main(list(argv), root=self.root)
+        return rc, out.getvalue()
+
+    def test_write_then_check(self):
+        self.assertEqual(self.run_pages(), (0, "pages: wrote chapters/00-first/README.md\n"
+                                                 "pages: wrote chapters/01-second/README.md\n"))
+        with open(os.path.join(self.root, "chapters/01-second/README.md"), encoding="utf-8") as f:
+            got = f.read()
+        want = (
+            "# Second\n<!-- nav:begin -->\n"
+            "Previous: [First](../00-first/README.md) · Code: [second.cu](second.cu) · [All chapters](../../README.md)\n"
+            "<!-- nav:end -->\n<!-- diff:begin -->\n"
+            "Comments are left out, so that only code shows; the full programs are "
+            "[first.cu](../00-first/first.cu) and [second.cu](second.cu).\n\n"
+            "The kernel `reduce_first` is now `reduce_second`. To keep the rename from rippling through "
+            "the diff, the old program is shown with the new name (`first` becomes `second`, in the "
+            "launcher's name too).\n\n"
+            "```diff\n--- chapters/00-first/first.cu\n+++ chapters/01-second/second.cu\n"
+            "@@\n __global__ void reduce_second(int* p) {\n-  p[0] = 1;\n+  p[0] = 2;\n }\n```\n"
+            "<!-- diff:end -->\n")
+        self.assertEqual(got, want)
+        self.assertEqual(self.run_pages("--check"),
+                         (0, "pages: every generated block is up to date (3 pages)\n"))
+        # Negative control: a change to the code leaves the page out of date.
+        write(os.path.join(self.root, "chapters/01-second/second.cu"),
+              "__global__ void reduce_second(int* p) {\n  p[0] = 3;\n}\n")
+        rc, out = self.run_pages("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("pages: chapters/01-second/README.md is out of date", out)
+
+
+class FiguresTest(unittest.TestCase):
+    """figures: every SVG is valid, titled, 800 px wide, legible and drawn the same way each time;
+    --check names what differs from the committed folder; the drawn steps follow the kernels."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="wb-test-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.files = figures.draw_all()
+        figures.write(self.dir, self.files)
+
+    def check(self):
+        """figures --check on self.dir: (exit status, what it said on stderr)."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = figures.main(["--check", "--dir", self.dir])
+        return rc, err.getvalue()
+
+    def test_fresh_drawing_passes_the_check(self):
+        self.assertEqual(self.check(), (0, ""))
+
+    def test_check_names_an_altered_svg(self):
+        path = os.path.join(self.dir, "chapter05-sequential-tree.svg")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        write(path, text.replace(">80<", ">81<", 1))
+        rc, err = self.check()
+        self.assertEqual(rc, 1)
+        self.assertIn("chapter05-sequential-tree.svg: differs", err)
+        self.assertNotIn("chapter04", err)
+
+    def test_check_names_a_missing_and_a_stray_file(self):
+        os.remove(os.path.join(self.dir, "README.md"))
+        write(os.path.join(self.dir, "chapter99-old.svg"), "<svg/>\n")
+        rc, err = self.check()
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md: missing", err)
+        self.assertIn("chapter99-old.svg: no figure draws it", err)
+
+    def test_every_figure_is_valid_and_reproducible(self):
+        svgs = {n: t for n, t in self.files.items() if n.endswith(".svg")}
+        self.assertGreaterEqual(len(svgs), 20)
+        for name, text in svgs.items():
+            self.assertEqual(figures.problems(name, text), [], name)
+            self.assertRegex(name, r"^chapter\d\d-[a-z0-9-]+\.svg$")
+        self.assertEqual(figures.draw_all(), self.files)
+        for name in svgs:
+            self.assertIn(f"(../../docs/figures/{name})", self.files["README.md"])
+
+    def test_problems_catches_each_fault(self):
+        good = self.files["chapter03-interleaved-tree.svg"]
+        self.assertEqual(figures.problems("x.svg", good), [])
+        faults = {
+            "not well-formed": good.replace("</svg>", ""),
+            "width is 900": good.replace('width="800"', 'width="900"', 1),
+            "no <desc>": re.sub(r"<desc>.*?</desc>", "", good, count=1),
+            "no <title>": re.sub(r"<title>.*?</title>", "", good, count=1),
+            "below 12 px": good.replace('font-size="12"', 'font-size="10"', 1),
+            "Markdown alt text": re.sub(r"<desc>", "<desc>s[i] ", good, count=1),
+        }
+        for what, text in faults.items():
+            found = " ".join(figures.problems("x.svg", text))
+            self.assertIn(what, found, what)
+
+    def test_tree_steps_follow_the_kernels(self):
+        # Chapter 04, 256 threads, stride 1: thread 3 adds s[7] into s[6].
+        strided = dict(figures.tree_steps("strided", 256))
+        self.assertIn((3, 6, 7), strided[1])
+        # Warp 0's worst bank conflict per step: chapter 04's grows to 8-way, 03 and 05 have none.
+        ways = {kind: [max(figures.bank_hits(pairs)) for _s, pairs in figures.tree_steps(kind, 256)]
+                for kind in ("interleaved", "strided", "sequential")}
+        self.assertEqual(ways["strided"], [2, 4, 8, 8, 8, 4, 2, 1])
+        self.assertEqual(ways["interleaved"], [1] * 8)
+        self.assertEqual(ways["sequential"], [1] * 8)
+        # Every tree leaves the sum in slot 0; a step left out does not.
+        for kind in ("interleaved", "strided", "sequential"):
+            steps = figures.tree_steps(kind, 16)
+            self.assertEqual(run_pairs(figures.TREE_VALUES, steps)[0], sum(figures.TREE_VALUES), kind)
+            self.assertNotEqual(run_pairs(figures.TREE_VALUES, steps[:-1])[0], sum(figures.TREE_VALUES), kind)
+
+    def test_brent_kung_steps_scan(self):
+        steps = [(d, pairs) for _phase, d, pairs in figures.brent_kung_steps(8)]
+        want = figures.inclusive(figures.SCAN_VALUES)
+        self.assertEqual(run_pairs(figures.SCAN_VALUES, steps), want)
+        self.assertEqual(sum(len(p) for _d, p in steps), 11)
+        self.assertNotEqual(run_pairs(figures.SCAN_VALUES, steps[:3]), want)  # the up-sweep alone
+
+
+def run_pairs(values, steps):
+    """values after each step's (thread, dst, src) adds, every read of a step before its writes."""
+    values = list(values)
+    for _stride, pairs in steps:
+        new = list(values)
+        for _t, dst, src in pairs:
+            new[dst] = values[dst] + values[src]
+        values = new
+    return values
 
 
 if __name__ == "__main__":

@@ -5,4 +5,7 @@ Entry point: scripts/wb.py (summary, profile, sweep, scaling, info). The modules
   common   the repository layout, chapter facts (--info), CSV reading, splicing page blocks
   svg      SVG written as text, byte for byte reproducible
   summary, profile, sweep, scaling   one command each
+  pages     the pages' generated parts (navigation, code regions, diffs between chapters)
+  mdfilter  Doxygen's filter for the Markdown pages (labels, links, coloured diffs)
+  linediff  unified diffs exactly as GNU diff writes them, for the pages' diffs
 """

@@ -12,6 +12,9 @@ This prints PAGE as Doxygen needs it, changing only
     to an image under docs/results/ -> its file name (IMAGE_PATH); to any other file in the
     repository -> repo/PATH, a copy that docs/build.sh places beside the site's pages.
 Links to addresses (http:, https:, mailto:) and to anchors in the same page stay as they are.
+  - a ```diff block (the diff from the previous chapter): Doxygen shows fenced code in one colour,
+    so the block becomes the HTML of a code fragment whose lines are marked added, removed, hunk
+    header or file header, which docs/diff.css colours as GitHub does (diff_html).
 With WB_DOCS_SOLUTIONS=0 (a student build, docs/build.sh) a link to the solutions page becomes
 its plain text, since that page is left out of the site. PAGE is read relative to the current
 directory, the repository's root when Doxygen runs it."""
@@ -25,6 +28,12 @@ USAGE = "usage: python3 scripts/wb.py mdfilter PAGE"
 
 LINK = re.compile(r"!?\[[^\]]*\]\([^) \t]+\)")
 FENCE = re.compile(r"[ \t]*(```|~~~)")
+DIFF_FENCE = re.compile(r"```diff[ \t]*\Z")
+
+# What Doxygen must not read as markup inside the HTML block: HTML's own characters, and \ and @,
+# which start its commands (\endhtmlonly would end the block).
+ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\\": "&#92;",
+           "@": "&#64;"}
 
 
 def label(path):
@@ -103,15 +112,58 @@ def rewrite_links(page, line, solutions):
     return "".join(out) + line
 
 
+def escape(text):
+    """Text for the HTML block: what HTML or Doxygen would read as markup, as entities."""
+    return "".join(ESCAPES.get(ch, ch) for ch in text)
+
+
+def diff_line_class(line, in_hunks):
+    """The class of one line of a unified diff: a file header (--- or +++ before the first
+    hunk), a hunk header, an added, a removed or (None) an unchanged line."""
+    if line.startswith("@@"):
+        return "diff-hunk"
+    if not in_hunks and line.startswith(("--- ", "+++ ")):
+        return "diff-file"
+    return {"+": "diff-add", "-": "diff-del"}.get(line[:1])
+
+
+def diff_html(lines):
+    """A ```diff block's lines (without its fences) as the HTML of a Doxygen code fragment,
+    one line of output per line of input, and one each for the two fences, so that Doxygen's
+    line numbers still point into the page: the opening fence becomes
+    `\\htmlonly[block]<div class="fragment diff">`, the closing one `</div>...\\endhtmlonly`."""
+    out = ['\\htmlonly[block]<div class="fragment diff">']
+    in_hunks = False
+    for line in lines:
+        in_hunks = in_hunks or line.startswith("@@")
+        cls = diff_line_class(line, in_hunks)
+        out.append(f'<div class="line{" " + cls if cls else ""}">{escape(line)}</div>')
+    out.append("</div><!-- fragment -->\\endhtmlonly")
+    return out
+
+
 def filtered(page, lines, solutions=True):
     """The lines of PAGE (a path relative to the root) as Doxygen reads them."""
     out = []
     fenced = False
+    diff = None          # the lines of a ```diff block being read
     for number, line in enumerate(lines):
         if number == 0 and line.startswith("# ") and not re.search(r"\{#[A-Za-z0-9_]+\}[ \t]*\Z", line):
             name = label(page)
             if name and name != "index":
                 line = f"{line} {{#{name}}}"
+        if diff is not None:
+            if FENCE.match(line):
+                out += diff_html(diff)
+                diff = None
+                fenced = False
+            else:
+                diff.append(line)
+            continue
+        if not fenced and DIFF_FENCE.match(line):
+            diff = []
+            fenced = True
+            continue
         if FENCE.match(line):
             fenced = not fenced
             out.append(line)
@@ -119,6 +171,9 @@ def filtered(page, lines, solutions=True):
             out.append(line)
         else:
             out.append(rewrite_links(page, line, solutions))
+    if diff is not None:
+        # A block never closed stays as it was: Doxygen shows the rest of the page as code.
+        out += ["```diff"] + diff
     return out
 
 
