@@ -6,6 +6,8 @@
 #   - no page, header or script points at a file outside the repository;
 #   - every line of a diff excerpt pasted into a page is still in the code it quotes
 #     (lines with "..." are schematic and skipped; a trailing // comment is not compared);
+#   - README.md, the front page on GitHub and in the site, is at most 10,240 bytes (reported with
+#     the other static checks, but failed only at the end, so that the site is still checked);
 #   - the site builds with zero warnings (docs/build.sh), and tests/html_check.py finds every link,
 #     anchor, code excerpt, results block and navigation link in place and no raw markup;
 #   - so does the student build without the solutions page (WB_DOCS_SOLUTIONS=0).
@@ -67,7 +69,22 @@ done >"${TMPDIR:-/tmp}/wb-docs-drift.$$"
 if [ -s "${TMPDIR:-/tmp}/wb-docs-drift.$$" ]; then cat "${TMPDIR:-/tmp}/wb-docs-drift.$$"; fail=1; fi
 rm -f "${TMPDIR:-/tmp}/wb-docs-drift.$$"
 say "$(echo "$pages" | wc -w) pages checked as Markdown"
+
+# The README says what the workbook is and where things are; what a maintainer needs lives in
+# docs/pages/contributing.md. Its size includes the generated results block, named when too big.
+readme_limit=10240
+readme_bytes=$(wc -c <README.md)
+readme_fail=0
+if [ "$readme_bytes" -gt "$readme_limit" ]; then
+  block_bytes=$(sed -n '/^<!-- summary:begin -->$/,/^<!-- summary:end -->$/p' README.md | wc -c)
+  say "FAIL: README.md is $readme_bytes bytes, over $readme_limit ($block_bytes of them in its generated summary block, the rest written by hand)"
+  readme_fail=1
+else
+  say "README.md is $readme_bytes bytes (at most $readme_limit)"
+fi
 [ $fail = 0 ] || exit 1
+# Without Doxygen or python3 the site checks below are skipped (77): an oversized README fails here.
+{ command -v doxygen && command -v python3; } >/dev/null 2>&1 || [ $readme_fail = 0 ] || exit 1
 
 sh docs/build.sh "$out"
 rc=$?
@@ -77,28 +94,11 @@ if ! command -v python3 >/dev/null 2>&1; then
   exit 77
 fi
 python3 tests/html_check.py "$out/html" || exit 1
-# Negative controls: the same site with one chapter's diff in one colour, by its lines' marks
-# removed or by a stylesheet without the colours, must fail the HTML check.
-neg=$out-one-colour
-page=$(grep -l 'class="fragment diff"' "$out"/html/chapter*.html | head -1)
-for how in marks colours; do
-  rm -rf "$neg" && cp -R "$out/html" "$neg" || exit 1
-  if [ $how = marks ]; then
-    sed 's/ class="line diff-[a-z]*"/ class="line"/g' "$page" >"$neg/$(basename "$page")" || exit 1
-  else
-    : >"$neg/diff.css"
-  fi
-  if python3 tests/html_check.py "$neg" | grep -q "^html_check: FAIL: $(basename "$page"): the diff .* is one colour"; then
-    say "negative control: $(basename "$page") with its diff's $how removed fails the HTML check"
-  else
-    say "FAIL: the HTML check passes $(basename "$page") with its diff's $how removed"; rm -rf "$neg"; exit 1
-  fi
-done
-rm -rf "$neg"
 # The student build (make docs SOLUTIONS=0) leaves the solutions page out: nothing may link to it.
 WB_DOCS_SOLUTIONS=0 sh docs/build.sh "$out-student" >/dev/null || exit 1
 [ ! -f "$out-student/html/solutions.html" ] || { say "FAIL: the student build has the solutions page"; exit 1; }
 student=$(python3 tests/html_check.py "$out-student/html")
 rc=$?
 printf '%s\n' "$student" | sed 's/^/student build: /'
+[ $readme_fail = 0 ] || rc=1
 exit $rc
