@@ -11,7 +11,8 @@ import os
 import sys
 
 # The commands, each a module scripts/wblib/<name>.py with main(argv) -> exit status.
-COMMANDS = ("summary", "profile", "sweep", "scaling", "sanitize", "pages", "info", "mdfilter", "variants")
+COMMANDS = ("summary", "profile", "sweep", "scaling", "sanitize", "pages", "info", "mdfilter", "variants",
+            "figures")
 
 
 def main(argv):

@@ -8,4 +8,5 @@ Entry point: scripts/wb.py (summary, profile, sweep, scaling, info). The modules
   pages     the pages' generated parts (navigation, code regions, diffs between chapters)
   mdfilter  Doxygen's filter for the Markdown pages (labels, links, coloured diffs)
   linediff  unified diffs exactly as GNU diff writes them, for the pages' diffs
+  figures   one figure per kernel pattern (docs/figures), drawn as SVG text
 """
