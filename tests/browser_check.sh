@@ -1,8 +1,9 @@
 #!/bin/sh
 # browser_check.sh HTML_DIR -- open the site in a real browser (headless Chromium) and check what a
 # reader sees: the main page shows every section ("How to cite" among them) and no raw @section, and
-# a chapter page shows its code, its results and its neighbours. Asserts on the DOM after the
-# page's scripts ran. Exit 0 pass, 1 fail, 77 when no Chromium is installed (apt-get install chromium).
+# a chapter page shows its code, its results, its neighbours and the diff from the previous chapter
+# with its lines marked for colour. Asserts on the DOM after the page's scripts ran. Exit 0 pass,
+# 1 fail, 77 when no Chromium is installed (apt-get install chromium).
 html=${1:-build/docs-check/html}
 browser=""
 for b in chromium chromium-browser google-chrome; do
@@ -38,6 +39,8 @@ refuse index.html 'escaped tags' '&lt;(tt|blockquote|em)&gt;'
 dom=$(dump chapter05.html)
 expect chapter05.html 'a code excerpt' 'class="fragment"'
 expect chapter05.html 'the diff from chapter 04' '__syncthreads'
+expect chapter05.html 'its added lines marked for colour' 'class="line diff-add"'
+expect chapter05.html 'its removed lines marked for colour' 'class="line diff-del"'
 expect chapter05.html 'the results table' 'median ms'
 expect chapter05.html 'links to chapters 04 and 06' 'href="chapter04.html.*href="chapter06.html'
 refuse chapter05.html 'raw Doxygen commands' '\\(snippet|include|ref) '

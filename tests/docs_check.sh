@@ -94,6 +94,24 @@ if ! command -v python3 >/dev/null 2>&1; then
   exit 77
 fi
 python3 tests/html_check.py "$out/html" || exit 1
+# Negative controls: the same site with one chapter's diff in one colour, by its lines' marks
+# removed or by a stylesheet without the colours, must fail the HTML check.
+neg=$out-one-colour
+page=$(grep -l 'class="fragment diff"' "$out"/html/chapter*.html | head -1)
+for how in marks colours; do
+  rm -rf "$neg" && cp -R "$out/html" "$neg" || exit 1
+  if [ $how = marks ]; then
+    sed 's/ class="line diff-[a-z]*"/ class="line"/g' "$page" >"$neg/$(basename "$page")" || exit 1
+  else
+    : >"$neg/diff.css"
+  fi
+  if python3 tests/html_check.py "$neg" | grep -q "^html_check: FAIL: $(basename "$page"): the diff .* is one colour"; then
+    say "negative control: $(basename "$page") with its diff's $how removed fails the HTML check"
+  else
+    say "FAIL: the HTML check passes $(basename "$page") with its diff's $how removed"; rm -rf "$neg"; exit 1
+  fi
+done
+rm -rf "$neg"
 # The student build (make docs SOLUTIONS=0) leaves the solutions page out: nothing may link to it.
 WB_DOCS_SOLUTIONS=0 sh docs/build.sh "$out-student" >/dev/null || exit 1
 [ ! -f "$out-student/html/solutions.html" ] || { say "FAIL: the student build has the solutions page"; exit 1; }
