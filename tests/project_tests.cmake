@@ -25,6 +25,12 @@ set_tests_properties(host_scripts PROPERTIES LABELS host TIMEOUT 300)
 add_test(NAME host_wblib COMMAND python3 ${WB_TESTS}/test_wblib.py)
 set_tests_properties(host_wblib PROPERTIES LABELS host TIMEOUT 300)
 
+# The figures in docs/figures are what scripts/wblib/figures.py draws: after changing it, redraw
+# them with `python3 scripts/wb.py figures` (the check draws into a temporary folder and names every
+# file that differs; tests/test_wblib.py shows it does).
+add_test(NAME figures_up_to_date COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/wb.py figures --check)
+set_tests_properties(figures_up_to_date PROPERTIES LABELS host)
+
 # docs/results/chapters.json (what the render stages know of each chapter) is what the built
 # programs say with --info: regenerate with `python3 scripts/wb.py info --write`. A chapter not
 # built is reported as skipped; with none built the test is skipped (77).

@@ -4,8 +4,11 @@
 Run: python3 tests/test_wblib.py [-v]   (ctest: host_wblib). Each module's tests are a TestCase
 class of their own; every check has a negative control that shows it can fail."""
 
+import contextlib
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 from wblib import common  # noqa: E402
+from wblib import figures  # noqa: E402
 
 
 def write(path, text):
@@ -616,6 +620,104 @@ class PagesTest(unittest.TestCase):
         rc, out = self.run_pages("--check")
         self.assertEqual(rc, 1)
         self.assertIn("pages: chapters/01-second/README.md is out of date", out)
+
+
+class FiguresTest(unittest.TestCase):
+    """figures: every SVG is valid, titled, 800 px wide, legible and drawn the same way each time;
+    --check names what differs from the committed folder; the drawn steps follow the kernels."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="wb-test-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.files = figures.draw_all()
+        figures.write(self.dir, self.files)
+
+    def check(self):
+        """figures --check on self.dir: (exit status, what it said on stderr)."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = figures.main(["--check", "--dir", self.dir])
+        return rc, err.getvalue()
+
+    def test_fresh_drawing_passes_the_check(self):
+        self.assertEqual(self.check(), (0, ""))
+
+    def test_check_names_an_altered_svg(self):
+        path = os.path.join(self.dir, "chapter05-sequential-tree.svg")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        write(path, text.replace(">80<", ">81<", 1))
+        rc, err = self.check()
+        self.assertEqual(rc, 1)
+        self.assertIn("chapter05-sequential-tree.svg: differs", err)
+        self.assertNotIn("chapter04", err)
+
+    def test_check_names_a_missing_and_a_stray_file(self):
+        os.remove(os.path.join(self.dir, "README.md"))
+        write(os.path.join(self.dir, "chapter99-old.svg"), "<svg/>\n")
+        rc, err = self.check()
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md: missing", err)
+        self.assertIn("chapter99-old.svg: no figure draws it", err)
+
+    def test_every_figure_is_valid_and_reproducible(self):
+        svgs = {n: t for n, t in self.files.items() if n.endswith(".svg")}
+        self.assertGreaterEqual(len(svgs), 20)
+        for name, text in svgs.items():
+            self.assertEqual(figures.problems(name, text), [], name)
+            self.assertRegex(name, r"^chapter\d\d-[a-z0-9-]+\.svg$")
+        self.assertEqual(figures.draw_all(), self.files)
+        for name in svgs:
+            self.assertIn(f"(../../docs/figures/{name})", self.files["README.md"])
+
+    def test_problems_catches_each_fault(self):
+        good = self.files["chapter03-interleaved-tree.svg"]
+        self.assertEqual(figures.problems("x.svg", good), [])
+        faults = {
+            "not well-formed": good.replace("</svg>", ""),
+            "width is 900": good.replace('width="800"', 'width="900"', 1),
+            "no <desc>": re.sub(r"<desc>.*?</desc>", "", good, count=1),
+            "no <title>": re.sub(r"<title>.*?</title>", "", good, count=1),
+            "below 12 px": good.replace('font-size="12"', 'font-size="10"', 1),
+            "Markdown alt text": re.sub(r"<desc>", "<desc>s[i] ", good, count=1),
+        }
+        for what, text in faults.items():
+            found = " ".join(figures.problems("x.svg", text))
+            self.assertIn(what, found, what)
+
+    def test_tree_steps_follow_the_kernels(self):
+        # Chapter 04, 256 threads, stride 1: thread 3 adds s[7] into s[6].
+        strided = dict(figures.tree_steps("strided", 256))
+        self.assertIn((3, 6, 7), strided[1])
+        # Warp 0's worst bank conflict per step: chapter 04's grows to 8-way, 03 and 05 have none.
+        ways = {kind: [max(figures.bank_hits(pairs)) for _s, pairs in figures.tree_steps(kind, 256)]
+                for kind in ("interleaved", "strided", "sequential")}
+        self.assertEqual(ways["strided"], [2, 4, 8, 8, 8, 4, 2, 1])
+        self.assertEqual(ways["interleaved"], [1] * 8)
+        self.assertEqual(ways["sequential"], [1] * 8)
+        # Every tree leaves the sum in slot 0; a step left out does not.
+        for kind in ("interleaved", "strided", "sequential"):
+            steps = figures.tree_steps(kind, 16)
+            self.assertEqual(run_pairs(figures.TREE_VALUES, steps)[0], sum(figures.TREE_VALUES), kind)
+            self.assertNotEqual(run_pairs(figures.TREE_VALUES, steps[:-1])[0], sum(figures.TREE_VALUES), kind)
+
+    def test_brent_kung_steps_scan(self):
+        steps = [(d, pairs) for _phase, d, pairs in figures.brent_kung_steps(8)]
+        want = figures.inclusive(figures.SCAN_VALUES)
+        self.assertEqual(run_pairs(figures.SCAN_VALUES, steps), want)
+        self.assertEqual(sum(len(p) for _d, p in steps), 11)
+        self.assertNotEqual(run_pairs(figures.SCAN_VALUES, steps[:3]), want)  # the up-sweep alone
+
+
+def run_pairs(values, steps):
+    """values after each step's (thread, dst, src) adds, every read of a step before its writes."""
+    values = list(values)
+    for _stride, pairs in steps:
+        new = list(values)
+        for _t, dst, src in pairs:
+            new[dst] = values[dst] + values[src]
+        values = new
+    return values
 
 
 if __name__ == "__main__":
