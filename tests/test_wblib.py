@@ -720,5 +720,95 @@ def run_pairs(values, steps):
     return values
 
 
+# ---- summary: the pages read in one sitting ----------------------------------------------------
+
+def between(text, marker):
+    """The lines between a page's <!-- marker:begin --> and <!-- marker:end --> lines."""
+    return text.split(f"<!-- {marker}:begin -->\n", 1)[1].split(f"<!-- {marker}:end -->", 1)[0]
+
+
+class SummaryPagesTest(unittest.TestCase):
+    """summary render of tests/fixtures/scripts/h200.csv and the same rows on an "NVIDIA L4" (two
+    GPUs): the blocks it writes into the README and the chapter pages, as exact text."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="wb-pages-")
+        self.addCleanup(shutil.rmtree, self.root)
+        shutil.copytree(os.path.join(os.path.dirname(HERE), "scripts"), os.path.join(self.root, "scripts"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        fixture = os.path.join(HERE, "fixtures", "scripts")
+        os.makedirs(os.path.join(self.root, "docs", "results"))
+        shutil.copy(os.path.join(fixture, "chapters.json"), os.path.join(self.root, "docs", "results"))
+        with open(os.path.join(fixture, "h200.csv"), encoding="utf-8") as f:
+            rows = f.read()
+        write(os.path.join(self.root, "docs", "results", "h200.csv"), rows)
+        write(os.path.join(self.root, "docs", "results", "l4.csv"), rows.replace("NVIDIA H200", "NVIDIA L4"))
+        for d in ("00-speed-of-light", "01-atomic-naive", "05-tree-sequential", "11-cub-and-beyond",
+                  "12-scan-naive-global", "13-scan-shared", "17-scan-device-wide"):
+            write(os.path.join(self.root, "chapters", d, "README.md"),
+                  f"# {d}\n\n<!-- results:begin -->\n<!-- results:end -->\n\n<!-- sweep:begin -->\n<!-- sweep:end -->\n")
+        write(os.path.join(self.root, "README.md"), "# W\n\n<!-- summary:begin -->\n<!-- summary:end -->\n")
+
+    def render(self, *csvs):
+        out = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render",
+                              "--date", "2026-11-22"] + [f"docs/results/{c}.csv" for c in csvs],
+                             cwd=self.root, capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+
+    def block(self, page, marker):
+        with open(os.path.join(self.root, page), encoding="utf-8") as f:
+            return between(f.read(), marker)
+
+    def test_second_gpu_folded(self):
+        self.render("h200", "l4")
+        self.assertEqual(self.block("chapters/05-tree-sequential/README.md", "results"), CHAPTER05_TWO_GPUS)
+        sweep = self.block("chapters/11-cub-and-beyond/README.md", "sweep")
+        self.assertTrue(sweep.startswith("CUB against the workbook across N on the NVIDIA H200,"), sweep)
+        self.assertEqual(sweep.count("<details>"), 1)
+        self.assertIn("faster.\n\n<details>\n<summary>The same on the NVIDIA L4</summary>\n\n"
+                      "CUB against the workbook across N on the NVIDIA L4,", sweep)
+        self.assertTrue(sweep.endswith("faster.\n\n</details>\n"), sweep)
+        # Negative controls: the other order folds the H200's block instead; one GPU folds nothing.
+        self.render("l4", "h200")
+        swapped = self.block("chapters/05-tree-sequential/README.md", "results")
+        self.assertNotEqual(swapped, CHAPTER05_TWO_GPUS)
+        self.assertIn("<summary>The same on the NVIDIA H200</summary>", swapped)
+        self.render("h200")
+        self.assertNotIn("<details>", self.block("chapters/05-tree-sequential/README.md", "results"))
+        self.assertEqual(common.fold_gpus([("A", "a\n")]), "a\n")
+        self.assertEqual(common.fold_gpus([("A", "a\n"), ("B & C", "b\n")]),
+                         "a\n\n<details>\n<summary>The same on the B &amp; C</summary>\n\nb\n\n</details>\n")
+
+
+CHAPTER05_TWO_GPUS = """\
+Measured on the NVIDIA H200 on 2026-11-22 at N = 2^30 by `scripts/summary.sh`. % of ceiling is against chapter 00's read-only ceiling, 4521.0 GB/s, measured in the same run.
+
+| kernel | n | block | batch | median ms | GB/s | % of peak | % of ceiling |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| reduce_tree_sequential | 2^30 | 256 | 1 | 1.500 | 2863.3 | 59.5% | 63.3% |
+| reduce_tree_racy_demo (FAIL) | 2^30 | 256 | 1 | 1.000 | 4295.0 | 89.2% | 95.0% |
+
+![Best GB/s per chapter on the NVIDIA H200, chapter 05 marked](../../docs/results/h200-chapter05.svg)
+
+Every chapter's kernels, the charts and the CSV: [Results on the NVIDIA H200](../../docs/results/h200.md).
+
+<details>
+<summary>The same on the NVIDIA L4</summary>
+
+Measured on the NVIDIA L4 on 2026-11-22 at N = 2^30 by `scripts/summary.sh`. % of ceiling is against chapter 00's read-only ceiling, 4521.0 GB/s, measured in the same run.
+
+| kernel | n | block | batch | median ms | GB/s | % of peak | % of ceiling |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| reduce_tree_sequential | 2^30 | 256 | 1 | 1.500 | 2863.3 | 59.5% | 63.3% |
+| reduce_tree_racy_demo (FAIL) | 2^30 | 256 | 1 | 1.000 | 4295.0 | 89.2% | 95.0% |
+
+![Best GB/s per chapter on the NVIDIA L4, chapter 05 marked](../../docs/results/l4-chapter05.svg)
+
+Every chapter's kernels, the charts and the CSV: [Results on the NVIDIA L4](../../docs/results/l4.md).
+
+</details>
+"""
+
+
 if __name__ == "__main__":
     unittest.main()

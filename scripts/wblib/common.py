@@ -362,3 +362,17 @@ def splice(path, begin, end, text):
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(new)
     return 0
+
+
+def fold_gpus(blocks):
+    """One page block from the blocks of several GPUs, [(device name, text ending in a
+    newline)] in the order given: the first stays open, each further one is folded in a
+    <details> whose summary reads "The same on the <device>", its text set off by blank lines
+    so that GitHub renders the Markdown inside. The blocks are separated by a blank line."""
+    parts = []
+    for i, (device, text) in enumerate(blocks):
+        if i == 0:
+            parts.append(text)
+        else:
+            parts.append(f"<details>\n<summary>The same on the {xml(device)}</summary>\n\n{text}\n</details>\n")
+    return "\n".join(parts)

@@ -22,7 +22,8 @@ and rewrites only what lies between these marker lines, and only when it changes
   chapters/NN-*/README.md       <!-- results:begin --> ... <!-- results:end -->
   a chapter with an across-N    <!-- across-n:begin --> ... <!-- across-n:end -->, or where the
   sweep                         page has none, <!-- sweep:begin --> ... <!-- sweep:end -->
-Several CSVs (several GPUs) give one block per GPU, in the order given. The date shown is --date,
+Several CSVs (several GPUs) give one block per GPU, in the order given: the first open, each
+further one folded in <details> ("The same on the <device>"). The date shown is --date,
 else the CSV's modification date. Paths in the blocks are relative to the page that holds them.
 
 Definitions used throughout render:
@@ -783,8 +784,8 @@ def text_of(lines):
 
 
 def render_one(csv_path, date, facts_for, slugs):
-    """Render one CSV: write its page and charts beside it; return its page blocks
-    {"summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
+    """Render one CSV: write its page and charts beside it; return its device's name and page
+    blocks {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
     try:
         records = common.read_csv(csv_path, REQUIRED)
         rows = read_rows(csv_path)
@@ -806,7 +807,7 @@ def render_one(csv_path, date, facts_for, slugs):
     with open(os.path.join(outdir, base + ".md"), "w", encoding="utf-8", newline="\n") as f:
         f.write(text_of(results_page(res, date, uprel, slugs)))
     bar_chart(res, date).write(os.path.join(outdir, base + ".svg"))
-    blocks = {"summary.md": text_of(readme_block(res, date, rel + "/" if rel else "", slugs))}
+    blocks = {"device": res.device, "summary.md": text_of(readme_block(res, date, rel + "/" if rel else "", slugs))}
     for c in res.chs:
         if res.has_mark(c):
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
@@ -823,9 +824,10 @@ def render_one(csv_path, date, facts_for, slugs):
 
 
 def splice_page(path, blocks, name, markers):
-    """Splice the joined block `name` of every CSV into a page, between the lines of the first
-    marker it has; say what happened. Returns 0, or 1 when the page could not be written."""
-    joined = "\n".join(b[name] for b in blocks if name in b)
+    """Splice the block `name` of every CSV into a page, between the lines of the first marker
+    it has: the first CSV's open, the others folded (common.fold_gpus); say what happened.
+    Returns 0, or 1 when the page could not be written."""
+    joined = common.fold_gpus([(b["device"], b[name]) for b in blocks if name in b])
     if not joined:
         return 0
     shown = os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
