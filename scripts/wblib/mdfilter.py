@@ -12,6 +12,9 @@ This prints PAGE as Doxygen needs it, changing only
     to an image under docs/results/ -> its file name (IMAGE_PATH); to any other file in the
     repository -> repo/PATH, a copy that docs/build.sh places beside the site's pages.
 Links to addresses (http:, https:, mailto:) and to anchors in the same page stay as they are.
+  - a folded block's <details>, <summary>...</summary> and </details> lines: Doxygen 1.9 closes a
+    <details> right after its summary, so each becomes raw HTML (\\htmlonly[block]) and the
+    Markdown between them is rendered as usual, inside the fold (fold_html);
   - a ```diff block (the diff from the previous chapter): Doxygen shows fenced code in one colour,
     so the block becomes the HTML of a code fragment whose lines are marked added, removed, hunk
     header or file header, which docs/diff.css colours as GitHub does (diff_html).
@@ -29,6 +32,8 @@ USAGE = "usage: python3 scripts/wb.py mdfilter PAGE"
 LINK = re.compile(r"!?\[[^\]]*\]\([^) \t]+\)")
 FENCE = re.compile(r"[ \t]*(```|~~~)")
 DIFF_FENCE = re.compile(r"```diff[ \t]*\Z")
+# A folded block's own lines: <details>, <summary>TEXT</summary>, </details>, each alone on a line.
+FOLD = re.compile(r"[ \t]*(<details( open)?>|<summary>.*</summary>|</details>)[ \t]*\Z")
 
 # What Doxygen must not read as markup inside the HTML block: HTML's own characters, and \ and @,
 # which start its commands (\endhtmlonly would end the block).
@@ -142,6 +147,15 @@ def diff_html(lines):
     return out
 
 
+def fold_html(line):
+    """A <details>, <summary>TEXT</summary> or </details> line as raw HTML that Doxygen passes
+    through unchanged; TEXT keeps its HTML, with Doxygen's command characters escaped and its
+    code spans made <code>."""
+    text = line.strip().replace("\\", "&#92;").replace("@", "&#64;")
+    text = re.sub(r"`([^`]*)`", r"<code>\1</code>", text)  # a code span, as GitHub shows it
+    return "\\htmlonly[block]" + text + "\\endhtmlonly"
+
+
 def filtered(page, lines, solutions=True):
     """The lines of PAGE (a path relative to the root) as Doxygen reads them."""
     out = []
@@ -169,6 +183,8 @@ def filtered(page, lines, solutions=True):
             out.append(line)
         elif fenced:
             out.append(line)
+        elif FOLD.match(line):
+            out.append(fold_html(line))
         else:
             out.append(rewrite_links(page, line, solutions))
     if diff is not None:
