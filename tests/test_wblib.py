@@ -818,7 +818,7 @@ class MdFilterFoldTest(unittest.TestCase):
         from wblib import mdfilter
         page = ["# T", "", "<details>", "<summary>The same on the `H100` @ 2^30</summary>", "",
                 "| a |", "| --- |", "", "</details>", "```", "<details>", "```"]
-        want = ["# T", "", "\\htmlonly[block]<details>\\endhtmlonly",
+        want = ["# T {#t}", "", "\\htmlonly[block]<details>\\endhtmlonly",
                 "\\htmlonly[block]<summary>The same on the <code>H100</code> &#64; 2^30</summary>\\endhtmlonly",
                 "", "| a |", "| --- |", "", "\\htmlonly[block]</details>\\endhtmlonly", "```", "<details>", "```"]
         self.assertEqual(mdfilter.filtered("docs/pages/t.md", page), want)
