@@ -5,7 +5,9 @@
 Without --check it writes docs/figures/chapterNN-<what>.svg and docs/figures/README.md (the
 Markdown that embeds each figure, with its alt text). With --check it draws them into a
 temporary folder and compares: it names every file that differs from, or is missing in, the
-committed folder, and exits 1 if there is one. --dir DIR writes or checks DIR instead.
+committed folder, and exits 1 if there is one. --dir DIR writes or checks DIR instead. Either
+way each drawn SVG must first pass problems(): well-formed, 800 px wide, a title, a desc that is
+safe as Markdown alt text, and no font under 12 px.
 
 Each figure is drawn on a fixed 800-pixel-wide canvas, text 12 px or larger, in the palette of
 the results charts (reduction blue, scan orange, CUB grey). Every SVG carries a <title> and a
@@ -16,7 +18,6 @@ program's real sizes differ."""
 
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -191,9 +192,7 @@ def legend(f, x, y, items):
 # ---- chapter 00: the two ceilings ---------------------------------------------------------
 
 def memory_cells(f, x, y, n, group=4, w=26, pitch=28, fill=PAPER, stroke=INK, label_groups=None):
-    """n int cells in a row, a bracket under each group of `group` (a 16-byte int4); returns
-    the x of the centre of each group."""
-    centres = []
+    """n int cells in a row, with a bracket under each group of `group` (a 16-byte int4)."""
     for i in range(n):
         f.cell(x + i * pitch, y, w, 24, "", fill, stroke)
     for g in range(n // group):
@@ -203,8 +202,6 @@ def memory_cells(f, x, y, n, group=4, w=26, pitch=28, fill=PAPER, stroke=INK, la
                f"L{num(gx + gw)},{num(y + 30)}", MUTED)
         if label_groups:
             f.text(gx + gw / 2, y + 48, label_groups, size=12, anchor="middle", fill=MUTED)
-        centres.append(gx + gw / 2)
-    return centres
 
 
 def stream_arrows(f, x1, x2, top, colour):
@@ -220,28 +217,28 @@ def ceiling_panel(f, y, heading, colour, tint, right, counted, meaning):
     top = y + 14
     f.rect(20, top, 260, 100, SHADE, FAINT, rx=6)
     f.text(32, top + 20, "DRAM: in[]", weight="bold")
-    ins = memory_cells(f, 36, top + 34, 8, fill=tint, stroke=colour, label_groups="16 bytes")
+    memory_cells(f, 36, top + 34, 8, fill=tint, stroke=colour, label_groups="16 bytes")
     f.rect(340, top, 130, 100, PAPER, colour, rx=6, width=1.5)
     f.text(405, top + 38, "the SMs", anchor="middle", weight="bold")
     f.text(405, top + 58, "int4 loads", size=12, anchor="middle", fill=MUTED)
     f.text(405, top + 74, "into registers", size=12, anchor="middle", fill=MUTED)
     stream_arrows(f, 284, 336, top, "reduce" if colour == REDUCE else "scan")
     f.text(310, top + 22, "read", size=12, anchor="middle", fill=colour)
-    right(f, top, ins)
+    right(f, top)
     f.text(20, top + 126, counted, weight="bold")
     f.text(20, top + 145, meaning, fill=MUTED)
     return top + 175
 
 
-def copy_out(f, top, _ins):
+def copy_out(f, top):
     f.rect(530, top, 250, 100, SHADE, FAINT, rx=6)
     f.text(542, top + 20, "DRAM: out[]", weight="bold")
-    outs = memory_cells(f, 546, top + 34, 8, fill=SCAN_TINT, stroke=SCAN, label_groups="16 bytes")
+    memory_cells(f, 546, top + 34, 8, fill=SCAN_TINT, stroke=SCAN, label_groups="16 bytes")
     stream_arrows(f, 474, 526, top, "scan")
     f.text(500, top + 22, "written", size=12, anchor="middle", fill=SCAN)
 
 
-def sum_out(f, top, _ins):
+def sum_out(f, top):
     f.rect(530, top, 250, 100, SHADE, FAINT, rx=6)
     f.text(542, top + 20, "DRAM: *sum", weight="bold")
     f.cell(546, top + 34, 48, 24, "sum", REDUCE_TINT, REDUCE, size=12)
@@ -757,7 +754,7 @@ def chapter08():
         f.add(el("circle", (("cx", num(tx)), ("cy", num(ry + 12)), ("r", "13"),
                             ("fill", REDUCE if last else PAPER), ("stroke", REDUCE))))
         f.text(tx, ry + 16.5, str(ticket), size=12, anchor="middle", fill=PAPER if last else REDUCE, weight="bold")
-        note = (f"= gridDim.x - 1: the last block" if last else f"blocks_done becomes {ticket + 1}")
+        note = "= gridDim.x - 1: the last block" if last else f"blocks_done becomes {ticket + 1}"
         f.text(tx + 20, ry + 17, note, size=12, fill=REDUCE if last else MUTED, weight="bold" if last else None)
     f.text((end + px) / 2, y + 5 * 40 + 6, "write", size=12, anchor="middle", fill=REDUCE)
     f.text((px + 70 + tx - 15) / 2, y + 5 * 40 + 6, "fence", size=12, anchor="middle", fill=REDUCE)
@@ -1354,7 +1351,6 @@ def chapter16():
         bracket_under(f, x0 + j * lanes * pitch, x0 + (j + 1) * lanes * pitch - 4, y + 30,
                       f"load {j}: lanes 0-3", SCAN)
     sy = y + 84
-    f.text(x0 - 8, sy - 8, "", size=12)
     for l in range(lanes):
         f.text(x0 + l * pitch + w / 2, sy - 8, f"lane {l}", size=12, anchor="middle", fill=MUTED)
     for j in range(k):
@@ -1448,7 +1444,7 @@ def chapter17():
     y = 84
     f.text(20, y, "Each status is one 64-bit word, flag and value together, written and read atomically:", size=12,
            fill=MUTED)
-    lx = legend(f, 20, y + 22, [(PAPER, FAINT, "not ready (nothing yet)"), (SCAN_TINT, SCAN, "A: the tile's own sum"),
+    legend(f, 20, y + 22, [(PAPER, FAINT, "not ready (nothing yet)"), (SCAN_TINT, SCAN, "A: the tile's own sum"),
                                 (SCAN, SCAN, "P: the sum of it and all tiles before")])
     y += 62
     for t in range(10):
