@@ -779,6 +779,40 @@ class SummaryPagesTest(unittest.TestCase):
         self.assertEqual(common.fold_gpus([("A", "a\n"), ("B & C", "b\n")]),
                          "a\n\n<details>\n<summary>The same on the B &amp; C</summary>\n\nb\n\n</details>\n")
 
+    def standing(self, chapter):
+        """The sentences under the tables of a chapter's results block, in order."""
+        return [l for l in self.block(chapter, "results").split("\n") if l.startswith(("The step", "This chapter's"))]
+
+    def test_open_block_says_where_the_chapter_stands(self):
+        self.render("h200", "l4")
+        p11, p12 = "chapters/11-cub-and-beyond/README.md", "chapters/12-scan-naive-global/README.md"
+        # Only the open block (the first GPU's) has the sentence; the numbers are the best table's.
+        self.assertEqual(self.standing(p11), [
+            "This chapter's fastest verified kernel, reduce_best (0.9600 ms), reaches 99.0% of the read-only ceiling "
+            "and runs 1.56x as fast as chapter 05's reduce_tree_sequential (1.500 ms) and 1.02x as fast as CUB's "
+            "cub_device_reduce_sum (0.9800 ms)."])
+        self.assertEqual(self.standing("chapters/17-scan-device-wide/README.md"), [
+            "This chapter's fastest verified kernel, scan_decoupled_lookback (2.700 ms), reaches 74.1% of the copy ceiling "
+            "and runs 2.96x as fast as chapter 13's scan_shared (8.000 ms) and 1.04x as fast as CUB's "
+            "cub_device_inclusive_sum (2.800 ms)."])
+        self.assertEqual(self.standing(p12), [
+            "This chapter's fastest verified kernel, scan_naive_global (40.00 ms), reaches 5.0% of the copy ceiling."])
+        self.assertEqual(self.standing("chapters/00-speed-of-light/README.md"), [])
+        with open(os.path.join(self.root, "docs", "results", "h200.md"), encoding="utf-8") as f:
+            self.assertIn("| 99.0% | 1.56x | 625.00x | 1.02x |", f.read())
+        # Negative controls: a slower chapter 05 changes chapter 11's "as fast as", and without
+        # its CUB row chapter 11 says nothing of CUB.
+        path = os.path.join(self.root, "docs", "results", "h200.csv")
+        with open(path, encoding="utf-8") as f:
+            rows = f.read()
+        write(path, rows.replace("05,reduce_tree_sequential,1073741824,256,1,1.500000", "05,reduce_tree_sequential,1073741824,256,1,1.920000"))
+        self.render("h200")
+        self.assertIn("runs 2.00x as fast as chapter 05's reduce_tree_sequential (1.920 ms)", self.standing(p11)[0])
+        write(path, "".join(l for l in rows.splitlines(True) if not l.startswith("11,cub_")))
+        self.render("h200")
+        self.assertNotIn("CUB", self.standing(p11)[0])
+        self.assertTrue(self.standing(p11)[0].endswith("(1.500 ms)."), self.standing(p11))
+
 
 CHAPTER05_TWO_GPUS = """\
 Measured on the NVIDIA H200 on 2026-11-22 at N = 2^30 by `scripts/summary.sh`. % of ceiling is against chapter 00's read-only ceiling, 4521.0 GB/s, measured in the same run.
@@ -787,6 +821,8 @@ Measured on the NVIDIA H200 on 2026-11-22 at N = 2^30 by `scripts/summary.sh`. %
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 | reduce_tree_sequential | 2^30 | 256 | 1 | 1.500 | 2863.3 | 59.5% | 63.3% |
 | reduce_tree_racy_demo (FAIL) | 2^30 | 256 | 1 | 1.000 | 4295.0 | 89.2% | 95.0% |
+
+The step this chapter teaches, reduce_tree_sequential (1.500 ms), reaches 63.3% of the read-only ceiling and runs 400.00x as fast as chapter 01's reduce_atomic_naive (600.0 ms).
 
 ![Best GB/s per chapter on the NVIDIA H200, chapter 05 marked](../../docs/results/h200-chapter05.svg)
 

@@ -207,6 +207,7 @@ def run_chapter(cid, binary, args, log, extra):
 # ---- render: reading -----------------------------------------------------------------------
 
 Row = collections.namedtuple("Row", "ch kn n blk bat med mn gb pc ok run")
+Standing = collections.namedtuple("Standing", "row prev vs_prev first vs_first cub vs_cub ceiling")
 
 
 class Facts:
@@ -351,10 +352,11 @@ class Results:
                 pick[r.ch] = r
             at_main[r.kn] = r
         # steps.txt: the step a chapter teaches, and the one-change comparisons.
-        self.alone = []
+        self.alone, self.stepped = [], set()
         for rule in steps:
             if rule[0] == "step" and len(rule) == 3 and rule[2] in at_main and at_main[rule[2]].ch == rule[1]:
                 self.best[rule[1]] = at_main[rule[2]]
+                self.stepped.add(rule[1])
             if rule[0] == "alone" and len(rule) >= 4 and rule[1] in at_main and rule[2] in at_main:
                 self.alone.append((at_main[rule[1]], at_main[rule[2]], " ".join(rule[3:])))
         # The previous and the first chapter of the same part, among those with a best kernel.
@@ -395,6 +397,21 @@ class Results:
         if r.ch != c or not r.ok:
             return False
         return r.run != "main" if c in self.has_extra else r.run == "main"
+
+    def standing(self, c):
+        """Chapter c's line in the tables, the one place its comparisons are made: its best row
+        (None for the ceiling chapter and one without a verified kernel at main N), the previous
+        chapter's, the part's first chapter's and the fastest CUB call's rows (None when there is
+        none) and the speedups over them (their time over this one's, "" when none), and the
+        ceiling it is judged against."""
+        if self.is_ceiling(c) or c not in self.best:
+            return None
+        r = self.best[c]
+        prev = self.best[self.prev[c]] if c in self.prev else None
+        first = self.best[self.first[self.part(c)]]
+        cub = self.cub.get(c)
+        return Standing(r, prev, times(prev.med, r.med) if prev else "", first, times(first.med, r.med),
+                        cub, times(cub.med, r.med) if cub else "", self.ceiling_of(r))
 
     def has_mark(self, c):
         """Whether chapter c has something to mark on the bar chart: its bars, or for the
@@ -439,17 +456,15 @@ def best_table(res, up, slugs):
         if res.is_ceiling(c):
             out += [plain(link, r) for r in res.at_main(c)]
             continue
-        if c not in res.best:
+        st = res.standing(c)
+        if st is None:
             out.append(f"| {link} | no verified kernel at N = {pow2(res.main_n)} |  |  |  |  |  |  |  |")
             continue
-        r = res.best[c]
-        first = res.first[res.part(c)]
-        prev = times(res.best[res.prev[c]].med, r.med) if c in res.prev else ""
-        cub = times(res.cub[c].med, r.med) if c in res.cub else ""
-        out.append(f"| {link} | {r.kn} | {fmt_ms(r.med)} | {f1(r.gb)} | {f1(r.pc)}% | {pct_of(r.gb, res.ceiling_of(r))} | "
-                   f"{prev} | {times(res.best[first].med, r.med)} | {cub} |")
-        if c in res.cub:
-            out.append(plain(link, res.cub[c]))
+        r = st.row
+        out.append(f"| {link} | {r.kn} | {fmt_ms(r.med)} | {f1(r.gb)} | {f1(r.pc)}% | {pct_of(r.gb, st.ceiling)} | "
+                   f"{st.vs_prev} | {st.vs_first} | {st.vs_cub} |")
+        if st.cub:
+            out.append(plain(link, st.cub))
     return out
 
 
@@ -474,8 +489,30 @@ def sweep_table(sweep):
     return out
 
 
-def chapter_block(res, c, date, pagerel):
-    """Chapter c's rows for its page, with the bar chart that marks it."""
+def standing_line(res, c):
+    """One sentence on chapter c's line of the best table (Results.standing): its kernel, the
+    % of the ceiling it is judged against, and how fast it runs against the previous chapter's
+    line and against CUB's fastest call in the same run. None for a chapter without such a line."""
+    st = res.standing(c)
+    if st is None:
+        return None
+    r = st.row
+    what = "The step this chapter teaches" if c in res.stepped else "This chapter's fastest verified kernel"
+    kind = "copy" if res.part(c) == "scan" else "read-only"  # as Results.ceiling_of chooses
+    said = [f"reaches {pct_of(r.gb, st.ceiling)} of the {kind} ceiling"] if st.ceiling > 0 else []
+    against = []
+    if st.prev:
+        against.append(f"{st.vs_prev} as fast as chapter {st.prev.ch}'s {st.prev.kn} ({fmt_ms(st.prev.med)} ms)")
+    if st.cub:
+        against.append(f"{st.vs_cub} as fast as CUB's {st.cub.kn} ({fmt_ms(st.cub.med)} ms)")
+    if against:
+        said.append("runs " + " and ".join(against))
+    return f"{what}, {r.kn} ({fmt_ms(r.med)} ms)" + (", " + " and ".join(said) if said else "") + "."
+
+
+def chapter_block(res, c, date, pagerel, open_block=True):
+    """Chapter c's rows for its page, with the bar chart that marks it; the block left open on
+    the page (the first GPU's) adds the sentence of standing_line under the table."""
     dev, cc = xml(res.device), res.ceiling_ch
     with_cub = c in res.cub
     if res.is_ceiling(c):
@@ -500,6 +537,9 @@ def chapter_block(res, c, date, pagerel):
             line += f" {vs} |"
         out.append(line)
     out.append("")
+    said = standing_line(res, c) if open_block else None
+    if said:
+        out += [said, ""]
     if res.has_mark(c):
         out.append(f"![Best GB/s per chapter on the {dev}, chapter {c} marked]({pagerel}{res.base}-chapter{c}.svg)")
     else:
@@ -783,9 +823,10 @@ def text_of(lines):
     return "\n".join(lines) + "\n"
 
 
-def render_one(csv_path, date, facts_for, slugs):
-    """Render one CSV: write its page and charts beside it; return its device's name and page
-    blocks {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
+def render_one(csv_path, date, facts_for, slugs, first=True):
+    """Render one CSV (`first`: the first given, whose blocks stay open on the pages): write its
+    page and charts beside it; return its device's name and page blocks
+    {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
     try:
         records = common.read_csv(csv_path, REQUIRED)
         rows = read_rows(csv_path)
@@ -811,7 +852,7 @@ def render_one(csv_path, date, facts_for, slugs):
     for c in res.chs:
         if res.has_mark(c):
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
-        blocks[f"chapter{c}.md"] = text_of(chapter_block(res, c, date, pagerel))
+        blocks[f"chapter{c}.md"] = text_of(chapter_block(res, c, date, pagerel, first))
         if c in res.sweeps:
             chart = across_chart(res, c, date)
             if chart:
@@ -865,7 +906,7 @@ def do_render(argv, bin_dir=None):
             say(f"{path}: no such file")
             return 2
         day = date or common.file_date(path)
-        got = render_one(path, day, facts_for, slugs)
+        got = render_one(path, day, facts_for, slugs, not blocks)
         if got is None:
             return 1
         blocks.append(got)
