@@ -118,99 +118,6 @@ for id in "${ids[@]}"; do cp "$(page_of "$id")" "$work/page$id.0"; done
 name=$(sed -n 's/^device [0-9]*: \([^,]*\),.*/\1/p' "$rec/device.txt" | sed 's/^NVIDIA //' | tr 'A-Z' 'a-z' |
   sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')-counters.csv
 
-# ---- run: the hand-made NVTX recording ------------------------------------------------------
-
-handmade=$fix/handmade-nvtx.ncu.csv
-(cd "$R" && FAKE_NCU_LOG=$handmade NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
-  --out "$work/hm" --logs "$work/hm-logs") >"$work/hm.out" 2>&1
-expect_status 1 $? "run on the hand-made recording (a launch whose range is refused fails the chapter)"
-expect_file handmade.csv "$work/hm/$name" "run on the hand-made recording: the counters CSV"
-normalise "$R" <"$work/hm.out" >"$work/hm.norm"
-expect_file handmade.out "$work/hm.norm" "run on the hand-made recording: progress lines"
-expect_grep '^profile.sh: chapter 11: launch 10 \(reduce_best\) left out: its NVTX ranges cannot be read' "$work/hm.out" \
-  "run: the launch whose range name holds a double quote is refused, with a message"
-expect_grep "^chapter11: FAILED \(--variant single: ncu's launches could not be attributed to rows\)" "$work/hm.out" \
-  "run: the chapter with a refused launch counts as failed"
-expect_grep 'launch 10 \(reduce_best\) left out' "$work/hm-logs/chapter11.single.log" "run: the refusal is in the chapter's notes"
-printf '%s\n' "cub_device_reduce_sum first 2" "cub_device_reduce_sum timed 2" "reduce_best first 1" \
-  "reduce_best timed 1" >"$work/counts.want"
-launch_counts "$work/hm/$name" >"$work/counts.got"
-expect_same "$work/counts.want" "$work/counts.got" "run: launches per row and run (the check kernel's not among them)"
-expect_count 1 '^chapter,variant,run,launch,kernel,grid,block,n,duration_ns,' "$work/hm/$name" "run: one header"
-expect_count 0 'count_mismatches' "$work/hm/$name" "run: the harness's check kernel, outside every range, left out"
-expect_grep '^11,cub_device_reduce_sum,timed,2,DeviceReduceSingleTileKernel,1,256,16777216,' "$work/hm/$name" \
-  "run: CUB's kernel inside the row's range kept (CUB's own nested range passed over)"
-expect_grep '^11,reduce_best,timed,1,reduce_best,1056,256,16777216,27424,75.69,67117568,2323968,' "$work/hm/$name" \
-  "run: thousands separators dropped, the template's name stripped"
-[ -s "$work/hm-logs/chapter11.single.ncu.csv" ] && ok || bad "run: chapter 11's raw ncu output not kept in the logs"
-
-# The same recording without the refused launch: the chapter passes, with the same rows.
-grep -v '^"10",' "$handmade" >"$work/clean.ncu.csv"
-(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
-  --out "$work/clean" --logs "$work/clean-logs") >"$work/clean.out" 2>&1
-expect_status 0 $? "run on the hand-made recording without its refused launch"
-expect_same "$work/hm/$name" "$work/clean/$name" "run without the refused launch: the same rows"
-expect_no_grep 'left out|FAILED' "$work/clean.out" "run without the refused launch: nothing refused"
-expect_grep '^chapter11: 3 launch\(es\) profiled \[' "$work/clean.out" "run: the progress line counts the timed launches"
-
-# Negative control: a recording whose check kernel (launch 2) ran inside the first run's range of
-# cub_device_reduce_sum would give that run a third launch; the launch counts above notice.
-sed '/^"2",/s|"127.0.0.1","",""|"127.0.0.1","3014  ""<default domain>:wb/cub_device_reduce_sum/first:none:none:none:none:none:none"" ",""|' \
-  "$work/clean.ncu.csv" >"$work/inside.ncu.csv"
-(cd "$R" && FAKE_NCU_LOG=$work/inside.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
-  --out "$work/inside" --logs "$work/inside-logs") >/dev/null 2>&1
-launch_counts "$work/inside/$name" >"$work/counts.inside"
-if cmp -s "$work/counts.want" "$work/counts.inside"; then
-  bad "negative control: the check kernel inside a row's range went unnoticed by the launch counts"
-else
-  ok
-fi
-expect_grep '^11,cub_device_reduce_sum,first,3,count_mismatches,' "$work/inside/$name" \
-  "negative control: the check kernel inside a range is attributed to that row"
-
-# --chapters into an existing CSV: the other chapters' rows stay, in order, chapter 11's are new.
-cp "$expected_dir/$name" "$R/docs/results/$name"
-(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters "chapter$hm,11" \
-  --bin-dir "$R" --logs "$work/merge-logs") >"$work/merge.out" 2>&1
-expect_status 0 $? "run --chapters chapter$hm,11 into the existing CSV"
-{ head -n 1 "$expected_dir/$name"; awk -F, -v id=$hm 'NR > 1 && $1 < id' "$expected_dir/$name"
-  awk -F, 'NR > 1' "$work/clean/$name"; awk -F, -v id=$hm 'NR > 1 && $1 > id' "$expected_dir/$name"; } >"$work/merge.want"
-expect_same "$work/merge.want" "$R/docs/results/$name" "run --chapters into the existing CSV: the others' rows kept, in order"
-others=$(awk -F, -v id=$hm 'NR > 1 && $1 != id { print $1 }' "$expected_dir/$name" | sort -u | wc -l)
-expect_grep "kept the rows of $others other chapter\\(s\\) from the existing $name" "$work/merge.out" \
-  "run --chapters into the existing CSV: says so"
-rm -f "$R/docs/results/$name"
-
-(cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters 99 --bin-dir "$R" --out "$work/none") >"$work/bad.out" 2>&1
-expect_status 2 $? "run --chapters 99 (no such chapter)"
-expect_grep "'99' is not a chapter of chapters/" "$work/bad.out" "run --chapters 99: says so"
-(cd "$R" && bash scripts/profile.sh frobnicate) >/dev/null 2>&1
-expect_status 2 $? "an unknown command"
-(cd "$R" && bash scripts/profile.sh run --frobnicate) >/dev/null 2>&1
-expect_status 2 $? "an unknown option"
-
-# Without ncu, without permission, without a GPU.
-# (Where the CUDA Toolkit's ncu is installed, the script would find it: not checked there.)
-if [ ! -x /usr/local/cuda/bin/ncu ] && ! PATH=/usr/bin:/bin command -v ncu >/dev/null 2>&1; then
-  (cd "$R" && PATH=/usr/bin:/bin NCU=$work/no-ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >"$work/noncu.out" 2>&1
-  expect_status 77 $? "run without ncu"
-  expect_grep 'ncu\) not found' "$work/noncu.out" "run without ncu: says so"
-  (cd "$R" && PATH=/usr/bin:/bin REQUIRE_GPU=1 NCU=$work/no-ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >/dev/null 2>&1
-  expect_status 1 $? "run without ncu, REQUIRE_GPU=1"
-fi
-(cd "$R" && FAKE_NCU_PERM=1 NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" --out "$work/x" \
-  --logs "$work/logsp") >"$work/perm.out" 2>&1
-expect_status 77 $? "run without permission to read the counters"
-expect_grep 'ERR_NVGPUCTRPERM' "$work/perm.out" "run without permission: names the error"
-expect_grep 'NVreg_RestrictProfilingToAdminUsers=0' "$work/perm.out" "run without permission: names the driver option"
-expect_grep 'run as root' "$work/perm.out" "run without permission: names root"
-expect_grep 'https://developer.nvidia.com/[^ ]*ERR_NVGPUCTRPERM' "$work/perm.out" "run without permission: links NVIDIA's page"
-[ ! -e "$work/x/$name" ] && ok || bad "run without permission: wrote a CSV"
-(cd "$R" && FAKE_NOGPU=1 NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >"$work/nogpu.out" 2>&1
-expect_status 77 $? "run without a GPU"
-(cd "$R" && FAKE_NOGPU=1 REQUIRE_GPU=1 NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >/dev/null 2>&1
-expect_status 1 $? "run without a GPU, REQUIRE_GPU=1"
-
 # ---- run: the recorded chapters ---------------------------------------------------------------
 
 # Whether every recorded ncu output has the NVTX column (recorded with --nvtx by record.sh).
@@ -247,6 +154,100 @@ else
   expect_grep "ncu's output has no NVTX column" "$work/old.out" "run on a recording without NVTX ranges: says why"
   cp "$expected_dir/$name" "$csv"
 fi
+# The full CSV, which the render tests read (and --chapters below merges into).
+cp "$csv" "$work/full.csv"
+
+# ---- run: the hand-made NVTX recording ------------------------------------------------------
+
+handmade=$fix/handmade-nvtx.ncu.csv
+(cd "$R" && FAKE_NCU_LOG=$handmade NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
+  --out "$work/hm" --logs "$work/hm-logs") >"$work/hm.out" 2>&1
+expect_status 1 $? "run on the hand-made recording (a launch whose range is refused fails the chapter)"
+expect_file handmade.csv "$work/hm/$name" "run on the hand-made recording: the counters CSV"
+normalise "$R" <"$work/hm.out" >"$work/hm.norm"
+expect_file handmade.out "$work/hm.norm" "run on the hand-made recording: progress lines"
+expect_grep '^profile.sh: chapter 11: launch 10 \(reduce_best\) left out: its NVTX ranges cannot be read' "$work/hm.out" \
+  "run: the launch whose range name holds a double quote is refused, with a message"
+expect_grep "^chapter11: FAILED \(--variant single: ncu's launches could not be attributed to rows\)" "$work/hm.out" \
+  "run: the chapter with a refused launch counts as failed"
+expect_grep 'launch 10 \(reduce_best\) left out' "$work/hm-logs/chapter11.single.log" "run: the refusal is in the chapter's notes"
+printf '%s\n' "cub_device_reduce_sum first 2" "cub_device_reduce_sum timed 2" "reduce_best first 1" \
+  "reduce_best timed 1" >"$work/counts.want"
+launch_counts "$work/hm/$name" >"$work/counts.got"
+expect_same "$work/counts.want" "$work/counts.got" "run: launches per row and run (the check kernel's not among them)"
+expect_count 1 '^chapter,variant,run,launch,kernel,grid,block,n,duration_ns,' "$work/hm/$name" "run: one header"
+expect_count 0 'count_mismatches' "$work/hm/$name" "run: the harness's check kernel, outside every range, left out"
+expect_grep '^11,cub_device_reduce_sum,timed,2,DeviceReduceSingleTileKernel,1,256,16777216,' "$work/hm/$name" \
+  "run: CUB's kernel inside the row's range kept (CUB's own nested range passed over)"
+expect_grep '^11,reduce_best,timed,1,reduce_best,1056,256,16777216,19808,73.05,67118080,2362368,' "$work/hm/$name" \
+  "run: thousands separators dropped, the template's name stripped"
+[ -s "$work/hm-logs/chapter11.single.ncu.csv" ] && ok || bad "run: chapter 11's raw ncu output not kept in the logs"
+
+# The same recording without the refused launch: the chapter passes, with the same rows.
+grep -v '^"10",' "$handmade" >"$work/clean.ncu.csv"
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
+  --out "$work/clean" --logs "$work/clean-logs") >"$work/clean.out" 2>&1
+expect_status 0 $? "run on the hand-made recording without its refused launch"
+expect_same "$work/hm/$name" "$work/clean/$name" "run without the refused launch: the same rows"
+expect_no_grep 'left out|FAILED' "$work/clean.out" "run without the refused launch: nothing refused"
+expect_grep '^chapter11: 3 launch\(es\) profiled \[' "$work/clean.out" "run: the progress line counts the timed launches"
+
+# Negative control: a recording whose check kernel (launch 2) ran inside the first run's range of
+# cub_device_reduce_sum would give that run a third launch; the launch counts above notice.
+sed '/^"2",/s|"127.0.0.1","",""|"127.0.0.1","1357  ""<default domain>:wb/cub_device_reduce_sum/first:none:none:none:none:none:none"" ",""|' \
+  "$work/clean.ncu.csv" >"$work/inside.ncu.csv"
+(cd "$R" && FAKE_NCU_LOG=$work/inside.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" \
+  --out "$work/inside" --logs "$work/inside-logs") >/dev/null 2>&1
+launch_counts "$work/inside/$name" >"$work/counts.inside"
+if cmp -s "$work/counts.want" "$work/counts.inside"; then
+  bad "negative control: the check kernel inside a row's range went unnoticed by the launch counts"
+else
+  ok
+fi
+expect_grep '^11,cub_device_reduce_sum,first,3,count_mismatches,' "$work/inside/$name" \
+  "negative control: the check kernel inside a range is attributed to that row"
+
+# --chapters into an existing CSV: the other chapters' rows stay, in order, chapter 11's are new.
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters "chapter$hm,11" \
+  --bin-dir "$R" --logs "$work/merge-logs") >"$work/merge.out" 2>&1
+expect_status 0 $? "run --chapters chapter$hm,11 into the existing CSV"
+{ head -n 1 "$work/full.csv"; awk -F, -v id=$hm 'NR > 1 && $1 < id' "$work/full.csv"
+  awk -F, 'NR > 1' "$work/clean/$name"; awk -F, -v id=$hm 'NR > 1 && $1 > id' "$work/full.csv"; } >"$work/merge.want"
+expect_same "$work/merge.want" "$R/docs/results/$name" "run --chapters into the existing CSV: the others' rows kept, in order"
+others=$(awk -F, -v id=$hm 'NR > 1 && $1 != id { print $1 }' "$work/full.csv" | sort -u | wc -l)
+expect_grep "kept the rows of $others other chapter\\(s\\) from the existing $name" "$work/merge.out" \
+  "run --chapters into the existing CSV: says so"
+cp "$work/full.csv" "$csv"
+
+(cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters 99 --bin-dir "$R" --out "$work/none") >"$work/bad.out" 2>&1
+expect_status 2 $? "run --chapters 99 (no such chapter)"
+expect_grep "'99' is not a chapter of chapters/" "$work/bad.out" "run --chapters 99: says so"
+(cd "$R" && bash scripts/profile.sh frobnicate) >/dev/null 2>&1
+expect_status 2 $? "an unknown command"
+(cd "$R" && bash scripts/profile.sh run --frobnicate) >/dev/null 2>&1
+expect_status 2 $? "an unknown option"
+
+# Without ncu, without permission, without a GPU.
+# (Where the CUDA Toolkit's ncu is installed, the script would find it: not checked there.)
+if [ ! -x /usr/local/cuda/bin/ncu ] && ! PATH=/usr/bin:/bin command -v ncu >/dev/null 2>&1; then
+  (cd "$R" && PATH=/usr/bin:/bin NCU=$work/no-ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >"$work/noncu.out" 2>&1
+  expect_status 77 $? "run without ncu"
+  expect_grep 'ncu\) not found' "$work/noncu.out" "run without ncu: says so"
+  (cd "$R" && PATH=/usr/bin:/bin REQUIRE_GPU=1 NCU=$work/no-ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >/dev/null 2>&1
+  expect_status 1 $? "run without ncu, REQUIRE_GPU=1"
+fi
+(cd "$R" && FAKE_NCU_PERM=1 NCU=$fake_ncu bash scripts/profile.sh run --chapters $hm --bin-dir "$R" --out "$work/x" \
+  --logs "$work/logsp") >"$work/perm.out" 2>&1
+expect_status 77 $? "run without permission to read the counters"
+expect_grep 'ERR_NVGPUCTRPERM' "$work/perm.out" "run without permission: names the error"
+expect_grep 'NVreg_RestrictProfilingToAdminUsers=0' "$work/perm.out" "run without permission: names the driver option"
+expect_grep 'run as root' "$work/perm.out" "run without permission: names root"
+expect_grep 'https://developer.nvidia.com/[^ ]*ERR_NVGPUCTRPERM' "$work/perm.out" "run without permission: links NVIDIA's page"
+[ ! -e "$work/x/$name" ] && ok || bad "run without permission: wrote a CSV"
+(cd "$R" && FAKE_NOGPU=1 NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >"$work/nogpu.out" 2>&1
+expect_status 77 $? "run without a GPU"
+(cd "$R" && FAKE_NOGPU=1 REQUIRE_GPU=1 NCU=$fake_ncu bash scripts/profile.sh run --bin-dir "$R" --out "$work/x") >/dev/null 2>&1
+expect_status 1 $? "run without a GPU, REQUIRE_GPU=1"
 
 # ---- render --------------------------------------------------------------------------------
 
