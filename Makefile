@@ -2,9 +2,10 @@
 #   ARCH=90        build for these CUDA architectures (default: this machine's GPU, or a list)
 #   BUILD=dir      the CMake build directory (default: build)
 #   REQUIRE_GPU=1  make test: a missing GPU fails the GPU tests instead of skipping them
-#   SOLUTIONS=0    make docs: leave the solutions page out of the site (a student build)
+#   SOLUTIONS=1    make docs: the instructor's site, with the solutions page (default 0: the
+#                  student's site, without it)
 BUILD ?= build
-SOLUTIONS ?= 1
+SOLUTIONS ?= 0
 ARCH ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build the Doxygen site: sh docs/build.sh [OUTDIR]   (default: build/docs, or $WB_DOCS_OUT)
-# WB_DOCS_SOLUTIONS=0 (make docs SOLUTIONS=0) leaves the solutions page out, for a student build.
+# The student's site by default, without the solutions page; WB_DOCS_SOLUTIONS=1 (make docs
+# SOLUTIONS=1) builds the instructor's, with it.
 # Fails on any Doxygen warning; exits 77 (skipped) when doxygen is not installed.
 set -e
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ fi
 mkdir -p "$out"
 rm -rf "$out/warnings.log" "$out/html"
 exclude=""
-[ "${WB_DOCS_SOLUTIONS:-1}" = 0 ] && exclude="EXCLUDE = docs/pages/solutions.md"
+WB_DOCS_SOLUTIONS=${WB_DOCS_SOLUTIONS:-0}
+[ "$WB_DOCS_SOLUTIONS" = 1 ] || exclude="EXCLUDE = docs/pages/solutions.md"
 export WB_DOCS_SOLUTIONS  # read by docs/md_filter.sh
 # The Doxyfile is fixed; only where the output goes (and what is left out) is added here.
 { cat docs/Doxyfile; echo "OUTPUT_DIRECTORY = $out"; echo "WARN_LOGFILE = $out/warnings.log"; echo "$exclude"; } |

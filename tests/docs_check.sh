@@ -8,9 +8,11 @@
 #     (lines with "..." are schematic and skipped; a trailing // comment is not compared);
 #   - README.md, the front page on GitHub and in the site, is at most 10,240 bytes (reported with
 #     the other static checks, but failed only at the end, so that the site is still checked);
-#   - the site builds with zero warnings (docs/build.sh), and tests/html_check.py finds every link,
-#     anchor, code excerpt, results block and navigation link in place and no raw markup;
-#   - so does the student build without the solutions page (WB_DOCS_SOLUTIONS=0).
+#   - the instructor's site (WB_DOCS_SOLUTIONS=1, make docs SOLUTIONS=1) builds with zero warnings
+#     (docs/build.sh), and tests/html_check.py finds every link, anchor, code excerpt, results block
+#     and navigation link in place and no raw markup;
+#   - so does the student's site (make docs), which moreover has no solutions page, no exercise
+#     outcome ("Expected: ...") and no sentence of docs/pages/solutions.md (html_check.py --student).
 # Exit 0 when all hold, 1 otherwise, 77 when doxygen or python3 is missing (after the static checks).
 cd "$(dirname "$0")/.." || exit 1
 out=${1:-build/docs-check}
@@ -86,7 +88,7 @@ fi
 # Without Doxygen or python3 the site checks below are skipped (77): an oversized README fails here.
 { command -v doxygen && command -v python3; } >/dev/null 2>&1 || [ $readme_fail = 0 ] || exit 1
 
-sh docs/build.sh "$out"
+WB_DOCS_SOLUTIONS=1 sh docs/build.sh "$out"
 rc=$?
 [ $rc = 0 ] || exit $rc
 if ! command -v python3 >/dev/null 2>&1; then
@@ -112,10 +114,10 @@ for how in marks colours; do
   fi
 done
 rm -rf "$neg"
-# The student build (make docs SOLUTIONS=0) leaves the solutions page out: nothing may link to it.
+# The student build (make docs) leaves the answer key out: nothing may link to it or quote it.
 WB_DOCS_SOLUTIONS=0 sh docs/build.sh "$out-student" >/dev/null || exit 1
 [ ! -f "$out-student/html/solutions.html" ] || { say "FAIL: the student build has the solutions page"; exit 1; }
-student=$(python3 tests/html_check.py "$out-student/html")
+student=$(python3 tests/html_check.py "$out-student/html" --student docs/pages/solutions.md)
 rc=$?
 printf '%s\n' "$student" | sed 's/^/student build: /'
 [ $readme_fail = 0 ] || rc=1

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""html_check.py HTML_DIR -- check the built site as a reader meets it, not as Doxygen reports it.
+"""html_check.py HTML_DIR [--student SOLUTIONS_MD] -- check the built site as a reader meets it, not
+as Doxygen reports it.
 
 Fails (exit 1, one line per problem) when
   - a local href, src or data, or an entry of the navigation tree, does not resolve: a missing file, or an
@@ -13,7 +14,12 @@ Fails (exit 1, one line per problem) when
     give added and removed lines no distinct backgrounds; or a chapter after the first has no diff
     and no note that its program is new;
   - an external link is malformed (no host, a space, or punctuation glued to its end, as when a
-    colon after a bare address is taken into it).
+    colon after a bare address is taken into it);
+  - with --student (the student's site, make docs): a page other than a chapter page shows an
+    exercise's outcome, written "Expected: ..." as the answer key writes them (a chapter page's
+    Markdown is held to that by tests/page_check.py, and its prediction may say what it expects),
+    or any page shows a sentence of SOLUTIONS_MD (the answer key, for the instructor's site only).
+python3 html_check.py --self-test shows that the student checks fail on pages that break them.
 Prints a count of what it checked. Standard library only.
 """
 import os
@@ -105,6 +111,75 @@ class Page(HTMLParser):
             self.text.append((data, self._code()))
 
 
+# A page rendered from Markdown, as opposed to the API reference and the source listings.
+NOT_A_PAGE = re.compile(r"(_8|_source\.html$|^(dir_|struct|class|namespace|union|globals|functions|files|annotated"
+                        r"|classes|pages|modules|examples|search))")
+# An exercise's outcome, as the answer key writes them ("Expected: ..."); Doxygen joins a
+# paragraph's lines, so where it stood in its line is lost.
+OUTCOME = re.compile(r"\bExpected:")
+CHAPTER_PAGE = re.compile(r"chapter\d\d\.html")
+
+
+def letters(text):
+    """Text reduced to lower-case letters and digits: Markdown and its HTML then compare equal."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def answer_key_sentences(markdown):
+    """The sentences of the answer key that are long enough to be its own words (60 letters and
+    digits or more), each as letters() of its first 80 characters' worth."""
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.S)      # code blocks
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)    # links: their text
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("#"))  # headings
+    text = text.replace("**", "")                                   # bold, which ends a label
+    found = set()
+    for sentence in re.split(r"(?<=[.!?:;])\s+", text):
+        key = letters(sentence)
+        if len(key) >= 60:
+            found.add(key[:80])
+    return found
+
+
+def student_problems(pages, solutions_text):
+    """What a student's site must not show: outcomes, and the answer key's sentences."""
+    problems = []
+    sentences = answer_key_sentences(solutions_text)
+    for name, p in pages.items():
+        if NOT_A_PAGE.search(name):
+            continue
+        for text, in_code in p.text:
+            if not in_code and not CHAPTER_PAGE.fullmatch(name) and OUTCOME.search(text):
+                problems.append(f"{name}: an exercise's outcome in the student build: {text.strip()[:80]!r}")
+        flat = letters("".join(text for text, _ in p.text))
+        for key in sorted(sentences):
+            if key in flat:
+                problems.append(f"{name}: the student build shows the answer key's words {key[:50]!r}...")
+                break
+    return problems
+
+
+def self_test():
+    """The student checks fail on a page that shows an outcome or the answer key, pass on a clean one."""
+    key = ("**Exercise 1 (block sizes).** The rate stays near 160 GB/s at every block size, because one "
+           "L2 slice applies the atomics one after another.")
+    cases = {
+        "clean": ("<p>Run the command and hand in the table.</p>", 0),
+        "outcome": ("<p>Run it. Hand in the table. Expected: about 160 GB/s at every block size.</p>", 1),
+        "answer key": ("<p>Note: the rate stays near <code>160</code> GB/s at every block size, because one L2 "
+                       "slice applies the atomics one after another.</p>", 1),
+    }
+    failures = 0
+    for label, (body, want) in cases.items():
+        page = Page()
+        page.feed(f"<html><body><div class='contents'>{body}</div></body></html>")
+        got = len(student_problems({"course.html": page}, key))
+        if (got > 0) != (want > 0):
+            print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
+            failures += 1
+    print(f"html_check: self-test: {len(cases)} cases, {failures} failure(s)")
+    return 1 if failures else 0
+
+
 # The mark each line of a unified diff needs, by its first character (after the first hunk).
 DIFF_MARKS = {"+": "diff-add", "-": "diff-del"}
 
@@ -174,10 +249,17 @@ def diff_problems(root, name, page, first):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: html_check.py HTML_DIR", file=sys.stderr)
+    args = sys.argv[1:]
+    if args == ["--self-test"]:
+        return self_test()
+    solutions = None
+    if len(args) == 3 and args[1] == "--student":
+        solutions = args[2]
+        args = args[:1]
+    if len(args) != 1 or not os.path.isdir(args[0]) or (solutions and not os.path.isfile(solutions)):
+        print("usage: html_check.py HTML_DIR [--student SOLUTIONS_MD] | --self-test", file=sys.stderr)
         return 2
-    root = sys.argv[1]
+    root = args[0]
     pages = {}
     for name in sorted(os.listdir(root)):
         if name.endswith(".html"):
@@ -240,6 +322,11 @@ def main():
                 if want not in head or want not in tail:
                     problems.append(f"{name}: no link to the {label} chapter ({want}) at the top and at the bottom")
         problems += diff_problems(root, name, p, i == 0)
+    if solutions:
+        if "solutions.html" in pages:
+            problems.append("solutions.html: the student build has the solutions page")
+        with open(solutions, encoding="utf-8") as f:
+            problems += student_problems(pages, f.read())
     for line in problems:
         print("html_check: FAIL: " + line)
     print(f"html_check: {len(pages)} pages, {checked_links} links, {len(chapters)} chapter pages checked; "

@@ -8,6 +8,15 @@ add_test(NAME docs_site COMMAND sh ${WB_TESTS}/docs_check.sh ${CMAKE_BINARY_DIR}
 set_tests_properties(docs_site PROPERTIES LABELS docs SKIP_RETURN_CODE 77 TIMEOUT 600
                      FIXTURES_SETUP docs_site_built)
 
+# html_check.py's student checks (no outcome, no sentence of the answer key in the student's site)
+# fail on pages made to break them; and every exercise patch of docs/solutions/exercises/ still
+# applies to the chapters (run.sh --check, which also shows that a broken patch is refused).
+add_test(NAME host_html_check_self_test COMMAND python3 ${WB_TESTS}/html_check.py --self-test)
+set_tests_properties(host_html_check_self_test PROPERTIES LABELS host)
+add_test(NAME host_exercise_patches_apply
+         COMMAND bash ${CMAKE_SOURCE_DIR}/docs/solutions/exercises/run.sh --check)
+set_tests_properties(host_exercise_patches_apply PROPERTIES LABELS host)
+
 # The same site in headless Chromium: the main page shows every section, a chapter page its code,
 # results and neighbours. Skipped (exit 77) where no Chromium is installed.
 add_test(NAME docs_browser COMMAND sh ${WB_TESTS}/browser_check.sh ${CMAKE_BINARY_DIR}/docs-check/html)

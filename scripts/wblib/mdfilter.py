@@ -18,8 +18,8 @@ Links to addresses (http:, https:, mailto:) and to anchors in the same page stay
   - a ```diff block (the diff from the previous chapter): Doxygen shows fenced code in one colour,
     so the block becomes the HTML of a code fragment whose lines are marked added, removed, hunk
     header or file header, which docs/diff.css colours as GitHub does (diff_html).
-With WB_DOCS_SOLUTIONS=0 (a student build, docs/build.sh) a link to the solutions page becomes
-its plain text, since that page is left out of the site. PAGE is read relative to the current
+Unless WB_DOCS_SOLUTIONS=1 (the instructor's build, make docs SOLUTIONS=1; docs/build.sh), a link
+to the solutions page becomes its plain text, since the student's site leaves that page out. PAGE is read relative to the current
 directory, the repository's root when Doxygen runs it."""
 
 import os
@@ -216,7 +216,7 @@ def main(argv):
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    solutions = os.environ.get("WB_DOCS_SOLUTIONS", "") != "0"
+    solutions = os.environ.get("WB_DOCS_SOLUTIONS", "0") == "1"
     out = sys.stdout
     out.reconfigure(encoding="utf-8", errors="surrogateescape")
     out.write("".join(line + "\n" for line in filtered(page, lines, solutions)))
