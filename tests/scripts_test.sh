@@ -121,6 +121,8 @@ expect_grep '>read ceiling 4521 GB/s<' "$svg" "bar chart: read ceiling label"
 expect_grep '>copy ceiling 4295 GB/s<' "$svg" "bar chart: copy ceiling label"
 expect_grep '>4474<' "$svg" "bar chart: chapter 11's value label"
 expect_count 0 'fill-opacity|this chapter|stroke="#000000"' "$svg" "bar chart: nothing marked"
+expect_grep "; bar: the chapter's step \(steps\.txt\), else its fastest verified kernel;" "$svg" "bar chart: the subtitle says what a bar is"
+expect_no_grep 'fastest verified kernel of each chapter' "$svg" "bar chart: no subtitle that calls every bar the fastest"
 for id in 00 01 05 11 12 13 17; do
   [ -f "$res/h200-chapter$id.svg" ] && ok || bad "render: no marked chart for chapter $id"
 done

@@ -668,20 +668,22 @@ def bar_chart(res, date, mark=""):
     w, h = right + (250 if mark_ceiling else 200), top + ph + 78
     w = max(w, 580)
     if mark != "":
-        w = max(w, left + 690)
+        w = max(w, left + 690)  # the legend's "this chapter" entry
     vmax = max([res.peak, res.read_ceil, res.copy_ceil] + [b[1] for b in bars])
     if vmax <= 0:
         vmax = 1
     step = S.nice_step(vmax * 1.05)
     ymax = step / 2 * int((vmax * 1.05) / (step / 2) + 0.999999)
     title = f"Best GB/s per chapter: {xml(res.device)}, N = {pow2(res.main_n)}"
-    subtitle = f"measured {date}; fastest verified kernel of each chapter; reductions move 4N bytes, scans 8N"
+    # What a bar is: the chapter's line of the tables (Results: its step, else its fastest).
+    subtitle = f"measured {date}; bar: the chapter's step (steps.txt), else its fastest verified kernel; reductions move 4N bytes, scans 8N"
     if mark_ceiling:
         title += f", chapter {mark} marked"
         subtitle += f"; chapter {mark} measured the two thick ceiling lines"
     elif mark != "":
         title += f", chapter {mark} marked"
         subtitle += f"; chapter {mark}'s bars outlined, the others faded"
+    w = max(w, 40 + S.text_width(subtitle))  # wide enough for the subtitle on few bars
     s = S.titled(w, h, title, subtitle)
     y_axis(s, left, right, top, ph, ymax, step)
     marked_x = []

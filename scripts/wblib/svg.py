@@ -46,6 +46,13 @@ class Svg:
             f.write(self.text())
 
 
+def text_width(text, size=12):
+    """About how wide a line of text is in Helvetica at `size` pixels: 0.46 em a character,
+    a little more than the workbook's lowercase prose takes (0.41 em), so that a chart sized
+    by it does not cut the line off. Whole pixels."""
+    return int(len(text) * size * 0.46 + 0.999)
+
+
 def titled(width, height, title, subtitle):
     """A white chart of the workbook's look: Helvetica 12, a bold title and a grey subtitle
     (title and subtitle already escaped)."""
