@@ -123,6 +123,12 @@ expect_grep '>4474<' "$svg" "bar chart: chapter 11's value label"
 expect_count 0 'fill-opacity|this chapter|stroke="#000000"' "$svg" "bar chart: nothing marked"
 expect_grep "; bar: the chapter's step \(steps\.txt\), else its fastest verified kernel;" "$svg" "bar chart: the subtitle says what a bar is"
 expect_no_grep 'fastest verified kernel of each chapter' "$svg" "bar chart: no subtitle that calls every bar the fastest"
+# Value labels stay legible where a reference line crosses them: each in a white halo, written
+# after the reference lines so that the halo covers them (the charts before this drew them first).
+expect_count 8 'stroke="#ffffff" stroke-width="3" paint-order="stroke">[0-9]+</text>' "$svg" "bar chart: every value label in a halo"
+order=$(awk '/<line .*stroke-dasharray="6 4"/ { line = NR } /paint-order="stroke">[0-9]+</ && !first { first = NR }
+  END { print (line && first > line) ? "after" : "before" }' "$svg")
+[ "$order" = after ] && ok || bad "bar chart: a value label is drawn before a reference line that may cross it"
 for id in 00 01 05 11 12 13 17; do
   [ -f "$res/h200-chapter$id.svg" ] && ok || bad "render: no marked chart for chapter $id"
 done

@@ -206,16 +206,17 @@ def render_chart(pairs, device, gpus):
     s.add(svg.el("rect", (("width", "100%"), ("height", "100%"), ("fill", "white"))))
     s.add(svg.el("text", (("x", "10"), ("y", "22"), ("font-size", "15")),
                  common.xml(f"Chapter 18 on {gpus} x {device}: aggregate over {gpus} x one GPU")))
+    # The 1.0 line first: a bar's value near 1.0 is written over it, in a halo.
+    one_x = svg.whole(left + scale)
+    s.add(svg.el("line", (("x1", one_x), ("y1", svg.whole(top - 6)), ("x2", one_x), ("y2", svg.whole(bottom)),
+                          ("stroke", "black"), ("stroke-dasharray", "4 3"))))
     for i, p in enumerate(pairs):
         y, eff = top + i * (bar + gap), p.efficiency(gpus)
         s.add(svg.el("text", (("x", svg.whole(left - 8)), ("y", svg.whole(y + bar - 6)), ("text-anchor", "end")),
                      common.xml(f"{p.run}, {p.op}")))
         s.add(svg.el("rect", (("x", svg.whole(left)), ("y", svg.whole(y)), ("width", svg.f1(eff * scale)),
                               ("height", svg.whole(bar)), ("fill", "#4e79a7" if p.op == "sum" else "#f28e2b"))))
-        s.add(svg.el("text", (("x", svg.f1(left + eff * scale + 6)), ("y", svg.whole(y + bar - 6))), "%.3f" % eff))
-    one_x = svg.whole(left + scale)
-    s.add(svg.el("line", (("x1", one_x), ("y1", svg.whole(top - 6)), ("x2", one_x), ("y2", svg.whole(bottom)),
-                          ("stroke", "black"), ("stroke-dasharray", "4 3"))))
+        s.add(svg.el("text", (("x", svg.f1(left + eff * scale + 6)), ("y", svg.whole(y + bar - 6))) + svg.HALO, "%.3f" % eff))
     s.add(svg.el("text", (("x", one_x), ("y", svg.whole(bottom + 18)), ("text-anchor", "middle")),
                  f"1.0 = {gpus} x one GPU"))
     s.add(svg.el("line", (("x1", svg.whole(left)), ("y1", svg.whole(top - 6)), ("x2", svg.whole(left)),

@@ -686,7 +686,7 @@ def bar_chart(res, date, mark=""):
     w = max(w, 40 + S.text_width(subtitle))  # wide enough for the subtitle on few bars
     s = S.titled(w, h, title, subtitle)
     y_axis(s, left, right, top, ph, ymax, step)
-    marked_x = []
+    marked_x, values = [], []
     for i, (col, value, label, marked) in enumerate(bars):
         x = left + 10 + i * slot + (slot - bw) / 2
         y = top + ph - value / ymax * ph
@@ -694,8 +694,8 @@ def bar_chart(res, date, mark=""):
         s.add(S.el("rect", (("x", S.f1(x)), ("y", S.f1(y)), ("width", S.whole(bw)), ("height", S.f1(top + ph - y)), ("fill", col),
                             ("stroke", "#000000" if marked else None), ("stroke-width", "2.5" if marked else None),
                             ("fill-opacity", "0.35" if mark != "" and not marked else None))))
-        s.add(S.el("text", (("x", S.f1(x + bw / 2)), ("y", S.f1(y - 4)), ("text-anchor", "middle"), ("font-size", "10"),
-                            ("fill", "#333333"), ("font-weight", bold)), "%.0f" % value))
+        values.append(S.el("text", (("x", S.f1(x + bw / 2)), ("y", S.f1(y - 4)), ("text-anchor", "middle"), ("font-size", "10"),
+                                    ("fill", "#333333"), ("font-weight", bold)) + S.HALO, "%.0f" % value))
         s.add(S.el("text", (("x", S.f1(x + bw / 2)), ("y", S.whole(top + ph + 16)), ("text-anchor", "middle"),
                             ("fill", "#333333"), ("font-weight", bold)), label))
         if marked:
@@ -722,6 +722,8 @@ def bar_chart(res, date, mark=""):
         ref_line(s, labels, "#9467bd", True, "copy ceiling %.0f GB/s%s" % (res.copy_ceil, own), left, right,
                  top + ph - res.copy_ceil / ymax * ph, mark_ceiling)
     labels.place(s, right + 8)
+    for value in values:  # over the reference lines, each in its halo
+        s.add(value)
     y = top + ph + 64
     for dx, col, text in ((0, BLUE, "reduction (vs read ceiling)"), (200, ORANGE, "scan (vs copy ceiling)"), (370, GREY, "CUB")):
         s.add(legend_box(left + dx, y, col), legend_text(left + dx + 18, y, text))

@@ -53,6 +53,12 @@ def text_width(text, size=12):
     return int(len(text) * size * 0.46 + 0.999)
 
 
+# Attributes of a label that a line may cross (a bar's value under a reference line): a white
+# outline painted under the glyphs hides the line where it passes them. Draw such labels after
+# the lines they may meet.
+HALO = (("stroke", "#ffffff"), ("stroke-width", "3"), ("paint-order", "stroke"))
+
+
 def titled(width, height, title, subtitle):
     """A white chart of the workbook's look: Helvetica 12, a bold title and a grey subtitle
     (title and subtitle already escaped)."""
