@@ -170,14 +170,17 @@ expect_file chapter11.md "$R/chapters/11-cub-and-beyond/README.md" "render twice
 changed=$(find "$R" -name README.md -newermt '2001-01-02' | wc -l)
 [ "$changed" -eq 0 ] && ok || bad "render twice: $changed README(s) rewritten"
 
-# Two GPUs: one block each, in the order given; the date from --date or the file's time.
+# Two GPUs: one block each on a chapter page, in the order given (the README: the first GPU's
+# table, a link to each GPU's page); the date from --date or the file's time.
 sed 's/NVIDIA H200/NVIDIA L4/' "$fix/h200.csv" >"$R/docs/results/l4.csv"
 touch -d '2026-10-01 12:00' "$R/docs/results/l4.csv"
 (cd "$R" && bash scripts/summary.sh render docs/results/h200.csv docs/results/l4.csv) >/dev/null 2>&1
 expect_status 0 $? "summary.sh render of two CSVs"
 expect_count 2 '^Measured on the NVIDIA' "$R/chapters/05-tree-sequential/README.md" "two GPUs: two blocks"
 expect_grep '^Measured on the NVIDIA L4 on 2026-10-01 ' "$R/chapters/05-tree-sequential/README.md" "two GPUs: date from the file"
-expect_grep 'docs/results/l4.svg' "$R/README.md" "two GPUs: the README names both charts"
+expect_grep '\[Results on the NVIDIA H200\]\(docs/results/h200.md\), \[Results on the NVIDIA L4\]\(docs/results/l4.md\)\.$' "$R/README.md" "two GPUs: the README links both results pages"
+expect_count 1 '^\| \[05 tree-sequential\]' "$R/README.md" "two GPUs: the README has the first GPU's table only"
+expect_no_grep 'docs/results/l4.svg' "$R/README.md" "two GPUs: the README shows the first GPU's chart only"
 [ -f "$R/docs/results/l4.md" ] && ok || bad "two GPUs: docs/results/l4.md missing"
 
 # Refusals.

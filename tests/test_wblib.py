@@ -813,6 +813,49 @@ class SummaryPagesTest(unittest.TestCase):
         self.assertNotIn("CUB", self.standing(p11)[0])
         self.assertTrue(self.standing(p11)[0].endswith("(1.500 ms)."), self.standing(p11))
 
+    def test_readme_block_is_one_short_table(self):
+        self.render("h200", "l4")
+        block = self.block("README.md", "summary")
+        self.assertEqual(block, README_TWO_GPUS)
+        self.assertLess(len(block.encode()), 3500)
+        # CUB's rows are folded into the vs CUB column; the H200's numbers are those of its best table.
+        self.assertNotIn("| cub_", block)
+        with open(os.path.join(self.root, "docs", "results", "h200.md"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("| cub_device_reduce_sum |", page)
+        self.assertIn("| 74.1% | 2.96x | 14.81x | 1.04x |", page)
+        # Negative controls: in the other order the L4's table and chart come first; the full
+        # tables (the results page, which the README links instead) would not fit the budget.
+        self.render("l4", "h200")
+        swapped = self.block("README.md", "summary")
+        self.assertNotEqual(swapped, README_TWO_GPUS)
+        self.assertTrue(swapped.startswith("Each chapter's step (else its fastest verified kernel) on the NVIDIA L4,"))
+        self.assertTrue(swapped.endswith("](docs/results/l4.svg)\n"), swapped)
+        self.assertGreater(len(page.encode()), 3500)
+
+
+README_TWO_GPUS = """\
+Each chapter's step (else its fastest verified kernel) on the NVIDIA H200, measured on 2026-11-22 at N = 2^30. \
+% of ceiling is against chapter 00's read-only ceiling for a reduction, its copy ceiling for a scan; vs previous and \
+vs CUB are the previous chapter's and CUB's time over this one's (above 1: faster).
+
+| chapter | kernel | median ms | GB/s | % of ceiling | vs previous | vs CUB |
+| --- | --- | ---: | ---: | ---: | ---: | ---: |
+| [00 speed-of-light](chapters/00-speed-of-light/README.md) | memcpy_d2d (copy ceiling) | 2.000 | 4295.0 | 100.0% |  |  |
+| [00 speed-of-light](chapters/00-speed-of-light/README.md) | read_sum_int4 (read-only ceiling) | 0.9500 | 4521.0 | 100.0% |  |  |
+| [01 atomic-naive](chapters/01-atomic-naive/README.md) | reduce_atomic_naive | 600.0 | 7.2 | 0.2% |  |  |
+| [05 tree-sequential](chapters/05-tree-sequential/README.md) | reduce_tree_sequential | 1.500 | 2863.3 | 63.3% | 400.00x |  |
+| [11 cub-and-beyond](chapters/11-cub-and-beyond/README.md) | reduce_best | 0.9600 | 4473.9 | 99.0% | 1.56x | 1.02x |
+| [12 scan-naive-global](chapters/12-scan-naive-global/README.md) | scan_naive_global | 40.00 | 214.7 | 5.0% |  |  |
+| [13 scan-shared](chapters/13-scan-shared/README.md) | scan_shared | 8.000 | 1073.7 | 25.0% | 5.00x |  |
+| [17 scan-device-wide](chapters/17-scan-device-wide/README.md) | scan_decoupled_lookback | 2.700 | 3181.5 | 74.1% | 2.96x | 1.04x |
+
+Every kernel, each change alone and CUB's own rows: [Results on the NVIDIA H200](docs/results/h200.md), \
+[Results on the NVIDIA L4](docs/results/l4.md).
+
+![Best GB/s per chapter on the NVIDIA H200](docs/results/h200.svg)
+"""
+
 
 CHAPTER05_TWO_GPUS = """\
 Measured on the NVIDIA H200 on 2026-11-22 at N = 2^30 by `scripts/summary.sh`. % of ceiling is against chapter 00's read-only ceiling, 4521.0 GB/s, measured in the same run.

@@ -23,7 +23,8 @@ and rewrites only what lies between these marker lines, and only when it changes
   a chapter with an across-N    <!-- across-n:begin --> ... <!-- across-n:end -->, or where the
   sweep                         page has none, <!-- sweep:begin --> ... <!-- sweep:end -->
 Several CSVs (several GPUs) give one block per GPU, in the order given: the first open, each
-further one folded in <details> ("The same on the <device>"). The date shown is --date,
+further one folded in <details> ("The same on the <device>"); the README's block is short, the
+first GPU's one table, a link to each GPU's results page and the first GPU's chart. The date shown is --date,
 else the CSV's modification date. Paths in the blocks are relative to the page that holds them.
 
 Definitions used throughout render:
@@ -335,13 +336,14 @@ class Results:
         self.device = first_value(records, "device") or f"unnamed GPU of {base}.csv"
         self.ceiling_ch = facts.first("ceiling")
         self.copy_ceil = self.read_ceil = 0
+        self.copy_row = self.read_row = None  # the rows that set them
         ceilings = facts.info.get(self.ceiling_ch, {}).get("ceilings") or {}
         self.read_kernels = ceilings.get("read", [])
         for r in self.at_main(self.ceiling_ch):
-            if r.kn in ceilings.get("copy", []):
-                self.copy_ceil = max(self.copy_ceil, r.gb)
-            if r.kn in self.read_kernels:
-                self.read_ceil = max(self.read_ceil, r.gb)
+            if r.kn in ceilings.get("copy", []) and r.gb > self.copy_ceil:
+                self.copy_ceil, self.copy_row = r.gb, r
+            if r.kn in self.read_kernels and r.gb > self.read_ceil:
+                self.read_ceil, self.read_row = r.gb, r
         # Each chapter's best kernel and fastest CUB call at main N.
         self.best, self.cub, at_main = {}, {}, {}
         for r in rows:
@@ -584,21 +586,41 @@ def results_page(res, date, uprel, slugs):
     return out
 
 
-def readme_block(res, date, img, slugs):
-    """The README's block (links relative to the repository root)."""
-    dev, base = xml(res.device), res.base
-    label = vs_first_label(res.facts)
-    out = [f"Measured on the {dev} on {date} at N = {pow2(res.main_n)}. Every kernel, the charts and the CSV: "
-           f"[Results on the {dev}]({img}{base}.md).", "",
-           f"![Best GB/s per chapter on the {dev}]({img}{base}.svg)", ""]
-    out += best_table(res, "", slugs)
-    out += ["", f"vs previous, {label}: speedup of the chapter's kernel (the step it teaches, else its fastest) over the",
-            "previous chapter's, in the same part, and over the part's first chapter; vs CUB: CUB's time over ours (above 1:",
-            "faster than CUB)."]
-    if res.alone:
-        out += ["", "Each change alone, where a chapter times the changes of its step one at a time (speedup: the time "
-                "against over the kernel's):", ""] + alone_table(res, "", slugs)
+def readme_table(res, date, slugs):
+    """The README's block for one GPU, short (the README is read first, and kept under 10 KB):
+    one row per chapter, its line of the tables (Results.standing) with CUB folded into its
+    "vs CUB" column, and for the ceiling chapter the two kernels that set the ceilings.
+    Links relative to the repository root; the results pages and the chart are linked by
+    readme_text."""
+    dev, cc = xml(res.device), res.ceiling_ch
+    out = [f"Each chapter's step (else its fastest verified kernel) on the {dev}, measured on {date} at N = {pow2(res.main_n)}. "
+           f"% of ceiling is against chapter {cc}'s read-only ceiling for a reduction, its copy ceiling for a scan; "
+           "vs previous and vs CUB are the previous chapter's and CUB's time over this one's (above 1: faster).", "",
+           "| chapter | kernel | median ms | GB/s | % of ceiling | vs previous | vs CUB |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for c in res.chs:
+        link = chapter_link(c, "", slugs)
+        if res.is_ceiling(c):
+            for kind, r in (("copy", res.copy_row), ("read-only", res.read_row)):
+                if r:
+                    out.append(f"| {link} | {r.kn} ({kind} ceiling) | {fmt_ms(r.med)} | {f1(r.gb)} | 100.0% |  |  |")
+            continue
+        st = res.standing(c)
+        if st is None:
+            out.append(f"| {link} | no verified kernel at N = {pow2(res.main_n)} |  |  |  |  |  |")
+            continue
+        r = st.row
+        out.append(f"| {link} | {r.kn} | {fmt_ms(r.med)} | {f1(r.gb)} | {pct_of(r.gb, st.ceiling)} | {st.vs_prev} | {st.vs_cub} |")
     return out
+
+
+def readme_text(blocks):
+    """The README's summary block from the blocks of every CSV: the first GPU's table, a line
+    linking each GPU's results page (which keeps the full tables), and the first GPU's chart."""
+    first = blocks[0]
+    pages = ", ".join(f"[Results on the {xml(b['device'])}]({b['page']})" for b in blocks)
+    return (first["summary.md"] + "\n" + f"Every kernel, each change alone and CUB's own rows: {pages}.\n\n"
+            f"![Best GB/s per chapter on the {xml(first['device'])}]({first['chart']})\n")
 
 
 def sweep_block(res, c, date, pagerel):
@@ -852,7 +874,9 @@ def render_one(csv_path, date, facts_for, slugs, first=True):
     with open(os.path.join(outdir, base + ".md"), "w", encoding="utf-8", newline="\n") as f:
         f.write(text_of(results_page(res, date, uprel, slugs)))
     bar_chart(res, date).write(os.path.join(outdir, base + ".svg"))
-    blocks = {"device": res.device, "summary.md": text_of(readme_block(res, date, rel + "/" if rel else "", slugs))}
+    img = rel + "/" if rel else ""
+    blocks = {"device": res.device, "page": f"{img}{base}.md", "chart": f"{img}{base}.svg",
+              "summary.md": text_of(readme_table(res, date, slugs))}
     for c in res.chs:
         if res.has_mark(c):
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
@@ -914,7 +938,7 @@ def do_render(argv, bin_dir=None):
         if got is None:
             return 1
         blocks.append(got)
-    status = splice_page(os.path.join(ROOT, "README.md"), blocks, "summary.md", ["summary"])
+    status = splice_page(os.path.join(ROOT, "README.md"), [{"device": "", "readme": readme_text(blocks)}], "readme", ["summary"])
     for c, slug in slugs.items():
         page = os.path.join(ROOT, "chapters", f"{c}-{slug}", "README.md")
         status |= splice_page(page, blocks, f"chapter{c}.md", ["results"])
