@@ -278,6 +278,12 @@ sed 's/,NVIDIA [^,]*$/,NVIDIA Other GPU/' "$csv" >"$R/docs/results/other-gpu-cou
 (cd "$R" && bash scripts/profile.sh render --date 2026-11-22 "docs/results/$name" docs/results/other-gpu-counters.csv) >/dev/null 2>&1
 expect_status 0 $? "profile.sh render with two CSVs"
 expect_count 2 "^Hardware counters of this chapter's kernels on the " "$(page_of "${ids[0]}")" "render with two CSVs: two blocks"
+# The first GPU's block open, the second folded under "The same on the <device>".
+expect_count 1 '^<details>$' "$(page_of "${ids[0]}")" "render with two CSVs: one fold"
+expect_grep '^<summary>The same on the NVIDIA Other GPU</summary>$' "$(page_of "${ids[0]}")" "render with two CSVs: the fold names the second GPU"
+folds=$(awk '/^<details>$/ { inside = 1 } /^<\/details>$/ { inside = 0 }
+  /^Hardware counters of this chapter.s kernels on the / { printf "%s ", (inside ? "folded" : "open") }' "$(page_of "${ids[0]}")")
+[ "$folds" = "open folded " ] && ok || bad "render with two CSVs: the blocks are '$folds', not 'open folded'"
 expect_grep '^# Hardware counters on the NVIDIA Other GPU$' "$R/docs/results/other-gpu-counters.md" "render with two CSVs: the second page"
 (cd "$R" && bash scripts/profile.sh render) >/dev/null 2>&1
 expect_status 2 $? "render without a CSV"

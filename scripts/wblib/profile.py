@@ -99,7 +99,8 @@ USAGE = """usage: scripts/profile.sh run [--chapters "NN ..."] [--n N] [--bin-di
            read its counters: exits 77 without them (1 when REQUIRE_GPU=1).
   render   from CSVs written by run: <gpu>-counters.md beside each CSV, and the block
            <!-- counters:begin --> ... <!-- counters:end --> of each chapters/NN-*/README.md
-           (one block per CSV, in the order given). No GPU needed.
+           (one block per CSV, in the order given: the first open, each further one folded
+           in <details>, "The same on the <device>"). No GPU needed.
   all      run, then render.
   --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
   -h, --help      this text
@@ -824,7 +825,7 @@ def do_render(argv):
     """profile.sh render: each CSV's page, then each chapter page's block (one per CSV, in order)."""
     date, csvs = common.render_args(argv)
     slugs = common.chapter_dirs()
-    blocks = {}  # chapter -> its blocks, one per CSV that has it
+    blocks = {}  # chapter -> its (device, block) pairs, one per CSV that has it
     for path in csvs:
         if not os.path.isfile(path):
             say(f"{path}: no such file")
@@ -848,7 +849,7 @@ def do_render(argv):
         with open(os.path.join(directory, base + ".md"), "w", encoding="utf-8") as f:
             f.write(counters_page(c, base, d, uprel, slugs))
         for ch in c.chapters:
-            blocks.setdefault(ch, []).append(chapter_block(c, ch, base, d, pagerel))
+            blocks.setdefault(ch, []).append((c.device, chapter_block(c, ch, base, d, pagerel)))
         say(f"wrote {directory}/{base}.md")
 
     status = 0
@@ -864,7 +865,8 @@ def do_render(argv):
             say(f"{page}: no <!-- counters:begin --> / <!-- counters:end --> and no <!-- results:end --> line; "
                 "left as it was")
             continue
-        if common.splice(path, "<!-- counters:begin -->", "<!-- counters:end -->", "\n".join(blocks[ch])) != 0:
+        # The first GPU's block open, the others folded (the page folds the whole block too).
+        if common.splice(path, "<!-- counters:begin -->", "<!-- counters:end -->", common.fold_gpus(blocks[ch])) != 0:
             status = 1
     if status == 0:
         say("the chapter pages' counters blocks are up to date")
