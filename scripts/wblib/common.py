@@ -199,21 +199,45 @@ def option_value(argv, i):
     return argv[i + 1]
 
 
+def parse_options(argv, options, valued=(), switches=(), words=None, help=True):
+    """The one walk over a command line that every command does. `valued` names the options
+    that take a value (`--x V`): the value lands in options[KEY], KEY the name without "--" and
+    with "-" as "_", unless `valued` is a dict that maps the option to a function (options,
+    value) that records it; `switches` maps an option without a value to a function of
+    `options`; any other word that does not start with "-" goes to words(options, word) (Usage
+    when there is no such function). With `help`, -h and --help set options["help"] and end
+    the walk (without, they are unknown options). Raises Usage for an unknown option or a
+    missing value. Returns `options`."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if help and a in ("-h", "--help"):
+            options["help"] = True
+            break
+        if a in valued:
+            value = option_value(argv, i)
+            if isinstance(valued, dict):
+                valued[a](options, value)
+            else:
+                options[a[2:].replace("-", "_")] = value
+            i += 1
+        elif a in switches:
+            switches[a](options)
+        elif a.startswith("-") or words is None:
+            raise Usage(f"unknown option '{a}' (see -h)")
+        else:
+            words(options, a)
+        i += 1
+    return options
+
+
 def render_args(argv):
     """The command line of a render stage: [--date YYYY-MM-DD] CSV... -> (date or None, CSVs)."""
-    date, csvs, i = None, [], 0
-    while i < len(argv):
-        if argv[i] == "--date":
-            date = option_value(argv, i)
-            i += 1
-        elif argv[i].startswith("-"):
-            raise Usage(f"unknown option '{argv[i]}' (see -h)")
-        else:
-            csvs.append(argv[i])
-        i += 1
-    if not csvs:
+    o = parse_options(argv, {"date": None, "csvs": []}, valued=("--date",),
+                      words=lambda o, w: o["csvs"].append(w), help=False)
+    if not o["csvs"]:
         raise Usage("render needs a CSV (see -h)")
-    return date, csvs
+    return o["date"], o["csvs"]
 
 
 def run_render_main(script, argv, usage, do_run, do_render):

@@ -70,21 +70,17 @@ def from_programs(bin_dir, root=ROOT):
 
 
 def main(argv):
-    mode, bin_dir, i = "print", None, 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(USAGE, end="")
-            return 0
-        if a in ("--write", "--check"):
-            mode = a[2:]
-        elif a == "--bin-dir" and i + 1 < len(argv):
-            bin_dir = argv[i + 1]
-            i += 1
-        else:
-            common.say(SCRIPT, f"unknown argument '{a}' (see -h)")
-            return 2
-        i += 1
+    try:
+        o = common.parse_options(argv, {"mode": "print", "bin_dir": None, "help": False}, valued=("--bin-dir",),
+                                 switches={"--write": lambda o: o.update(mode="write"),
+                                           "--check": lambda o: o.update(mode="check")})
+    except common.Usage as e:
+        common.say(SCRIPT, str(e))
+        return 2
+    if o["help"]:
+        print(USAGE, end="")
+        return 0
+    mode, bin_dir = o["mode"], o["bin_dir"]
     found, unbuilt, failed = from_programs(bin_dir)
     for cid in failed:
         common.say(SCRIPT, f"chapter{cid} --info printed no description of chapter {cid}")

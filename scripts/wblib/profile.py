@@ -408,30 +408,16 @@ def chosen_ids(chosen):
 def do_run(argv):
     """profile.sh run: every chapter (or those of --chapters) once under ncu into
     <gpu>-counters.csv. Returns (status, the CSV written or None)."""
-    n = "2^24"
-    out_dir = os.path.join(common.ROOT, "docs", "results")
-    logs = os.path.join(common.ROOT, "build", "profile")
-    bin_dir, chosen, i = None, [], 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("--chapters", "--n", "--bin-dir", "--out", "--logs"):
-            v = common.option_value(argv, i)
-            i += 1
-            if a == "--chapters":
-                chosen.append(v)
-            elif a == "--n":
-                n = v
-            elif a == "--bin-dir":
-                bin_dir = v
-            elif a == "--out":
-                out_dir = v
-            else:
-                logs = v
-        elif a.startswith("-"):
-            raise Usage(f"unknown option '{a}' (see -h)")
-        else:
-            chosen.append(a)
-        i += 1
+    def setter(key):
+        return lambda o, v: o.update({key: v})
+
+    o = common.parse_options(argv, {"n": "2^24", "out": os.path.join(common.ROOT, "docs", "results"),
+                                    "logs": os.path.join(common.ROOT, "build", "profile"), "bin_dir": None,
+                                    "chapters": []},
+                             valued={"--chapters": lambda o, v: o["chapters"].append(v), "--n": setter("n"),
+                                     "--bin-dir": setter("bin_dir"), "--out": setter("out"), "--logs": setter("logs")},
+                             words=lambda o, w: o["chapters"].append(w), help=False)
+    n, out_dir, logs, bin_dir, chosen = o["n"], o["out"], o["logs"], o["bin_dir"], o["chapters"]
     chose = " ".join(chosen).strip() != ""
     if chose:
         ids = chosen_ids(chosen)

@@ -143,31 +143,23 @@ def parse_args(argv):
     """The command line as a dict (Usage on a bad one); "help" set for -h."""
     o = {"n": "2^16", "racy_n": "2^12", "offset": None, "tools": " ".join(TOOLS),
          "logs": os.environ.get("WB_SANITIZE_DIR") or os.path.join(common.ROOT, "build", "sanitize"),
-         "bin_dir": None, "limit": "900", "chapters": [], "help": False}
-    valued = {"--n": "n", "--racy-n": "racy_n", "--offset": "offset", "--tools": "tools", "--logs": "logs",
-              "--bin-dir": "bin_dir", "--timeout": "limit"}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            o["help"] = True
-            return o
-        if a in valued:
-            o[valued[a]] = common.option_value(argv, i)
-            i += 1
-        elif a.startswith("-"):
-            raise Usage(f"unknown option '{a}' (see -h)")
-        else:
-            cid = common.normalise_id(a)
-            if cid is None:
-                raise Usage(f"'{a}' is not a chapter (give 05, 5 or chapter05)")
-            o["chapters"].append(cid)
-        i += 1
+         "bin_dir": None, "timeout": "900", "chapters": [], "help": False}
+
+    def chapter(o, word):
+        cid = common.normalise_id(word)
+        if cid is None:
+            raise Usage(f"'{word}' is not a chapter (give 05, 5 or chapter05)")
+        o["chapters"].append(cid)
+
+    common.parse_options(argv, o, valued=("--n", "--racy-n", "--offset", "--tools", "--logs", "--bin-dir",
+                                          "--timeout"), words=chapter)
+    if o["help"]:
+        return o
     for tool in o["tools"].split():
         if tool not in TOOLS:
             raise Usage(f"unknown tool '{tool}': use {' '.join(TOOLS)}")
-    if not re.fullmatch(r"\d+(\.\d+)?", o["limit"]):
-        raise Usage(f"--timeout '{o['limit']}' is not a number of seconds")
+    if not re.fullmatch(r"\d+(\.\d+)?", o["timeout"]):
+        raise Usage(f"--timeout '{o['timeout']}' is not a number of seconds")
     return o
 
 
@@ -198,7 +190,7 @@ def sanitize(o):
     if sanitizer is None:
         return common.skip(SCRIPT, "compute-sanitizer not found (not on PATH, not in /usr/local/cuda/bin; "
                                    "set COMPUTE_SANITIZER)")
-    san = Sanitizer(sanitizer, o["limit"])
+    san = Sanitizer(sanitizer, o["timeout"])
     # Every chapter must have been built; a GPU must be there (probed with the first chapter).
     binaries = {cid: common.find_binary(cid, o["bin_dir"]) for cid in chapters}
     first = next((b for b in binaries.values() if b), None)

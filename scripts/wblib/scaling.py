@@ -70,23 +70,11 @@ def chapter_rows(text):
 def do_run(argv):
     """Run chapter 18 as one process, under mpirun and past one GPU's memory. Returns
     (status, the CSV written or None)."""
-    out_dir = os.path.join(common.ROOT, "docs", "results")
-    logs = os.path.join(common.ROOT, "build", "scaling")
-    past = bin_dir = None
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--past-memory":
-            past = common.option_value(argv, i)
-        elif a == "--bin-dir":
-            bin_dir = common.option_value(argv, i)
-        elif a == "--out":
-            out_dir = common.option_value(argv, i)
-        elif a == "--logs":
-            logs = common.option_value(argv, i)
-        else:
-            raise Usage(f"unknown option '{a}' (see -h)")
-        i += 2
+    o = common.parse_options(argv, {"out": os.path.join(common.ROOT, "docs", "results"),
+                                    "logs": os.path.join(common.ROOT, "build", "scaling"), "past_memory": None,
+                                    "bin_dir": None},
+                             valued=("--past-memory", "--bin-dir", "--out", "--logs"), help=False)
+    out_dir, logs, past, bin_dir = o["out"], o["logs"], o["past_memory"], o["bin_dir"]
     binary = common.find_binary("18", bin_dir)
     if binary is None:
         return common.skip(SCRIPT, "chapter 18 is not built here (it needs NCCL: see chapters/18-multi-gpu/README.md)"), None

@@ -314,36 +314,26 @@ def rows_of(stdout, cid):
 
 def parse_run_args(argv):
     """The run's command line as a dict (Usage on a bad one); "help" set for -h."""
-    o = {"id": None, "blocks": DEFAULT_BLOCKS, "batches": DEFAULT_BATCHES, "sizes": "2^28", "flush": "flush",
+    o = {"id": None, "blocks": DEFAULT_BLOCKS, "batches": DEFAULT_BATCHES, "n": "2^28", "flush": "flush",
          "reps": "5", "warmup": "1", "variant": None, "out": None, "render": False, "configs": [],
          "bin_dir": None, "help": False}
-    valued = {"--blocks": "blocks", "--batches": "batches", "--n": "sizes", "--reps": "reps",
-              "--warmup": "warmup", "--variant": "variant", "--out": "out", "--bin-dir": "bin_dir"}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            o["help"] = True
-            return o
-        if a in valued:
-            o[valued[a]] = common.option_value(argv, i)
-            i += 1
-        elif a == "--no-flush":
-            o["flush"] = "no-flush"
-        elif a == "--grid-study":
-            o["blocks"], o["batches"] = DEFAULT_BLOCKS, STUDY_BATCHES
-            o["configs"] = [("2^27", "flush", "5"), ("2^20", "no-flush", "64")]
-        elif a == "--render":
-            o["render"] = True
-        elif a.startswith("-"):
-            raise Usage(f"unknown option '{a}' (see -h)")
-        else:
-            if o["id"] is not None:
-                raise Usage(f"one chapter at a time (got '{o['id']}' and '{a}')")
-            o["id"] = common.normalise_id(a)
-            if o["id"] is None:
-                raise Usage(f"'{a}' is not a chapter (give 09, 9 or chapter09)")
-        i += 1
+
+    def grid_study(o):
+        o["blocks"], o["batches"] = DEFAULT_BLOCKS, STUDY_BATCHES
+        o["configs"] = [("2^27", "flush", "5"), ("2^20", "no-flush", "64")]
+
+    def chapter(o, word):
+        if o["id"] is not None:
+            raise Usage(f"one chapter at a time (got '{o['id']}' and '{word}')")
+        o["id"] = common.normalise_id(word)
+        if o["id"] is None:
+            raise Usage(f"'{word}' is not a chapter (give 09, 9 or chapter09)")
+
+    common.parse_options(argv, o, valued=("--blocks", "--batches", "--n", "--reps", "--warmup", "--variant", "--out",
+                                          "--bin-dir"),
+                         switches={"--no-flush": lambda o: o.update(flush="no-flush"), "--grid-study": grid_study,
+                                   "--render": lambda o: o.update(render=True)},
+                         words=chapter)
     return o
 
 
@@ -358,7 +348,7 @@ def do_run(argv):
         print(USAGE, end="", file=sys.stderr)
         return 2
     # Without --grid-study, one grid per size, all with the same flush setting and repetitions.
-    configs = o["configs"] or [(n, o["flush"], o["reps"]) for n in o["sizes"].split()]
+    configs = o["configs"] or [(n, o["flush"], o["reps"]) for n in o["n"].split()]
     sizes = [plain_n(size) for size, _, _ in configs]   # every --n checked before the first run
     binary = common.find_binary(cid, o["bin_dir"])
     if binary is None:
