@@ -1,8 +1,9 @@
 #!/bin/sh
 # browser_check.sh HTML_DIR -- open the site in a real browser (headless Chromium) and check what a
 # reader sees: the main page shows every section ("How to cite" among them) and no raw @section, and
-# a chapter page shows its code, its results, its neighbours and the diff from the previous chapter
-# with its lines marked for colour. Asserts on the DOM after the page's scripts ran. Exit 0 pass,
+# a chapter page shows its figure (with alt text), its code, its results, its neighbours, and the
+# evidence folded: the diff from the previous chapter, its lines marked for colour, in a closed
+# <details> block. Asserts on the DOM after the page's scripts ran. Exit 0 pass,
 # 1 fail, 77 when no Chromium is installed (apt-get install chromium).
 html=${1:-build/docs-check/html}
 browser=""
@@ -43,6 +44,11 @@ expect chapter05.html 'its added lines marked for colour' 'class="line diff-add"
 expect chapter05.html 'its removed lines marked for colour' 'class="line diff-del"'
 expect chapter05.html 'the results table' 'median ms'
 expect chapter05.html 'links to chapters 04 and 06' 'href="chapter04.html.*href="chapter06.html'
+expect chapter05.html 'its figure' '<object type="image/svg\+xml" data="chapter05-[a-z0-9-]*\.svg"'
+expect chapter05.html "its figure's alt text as the caption" '<div class="caption">'
+expect chapter05.html 'the evidence in folded blocks' '<details> ?<summary>'
+expect chapter05.html 'the diff inside a fold' '<details> ?<summary>The whole change from chapter 04</summary>'
+refuse chapter05.html 'a fold left open' '<details open'
 refuse chapter05.html 'raw Doxygen commands' '\\(snippet|include|ref) '
 [ $fail = 0 ] && echo "browser_check: $browser shows the main page and a chapter page as written"
 exit $fail
