@@ -321,6 +321,99 @@ __device__ TileStatus observe(TileStatus* status) {
 }
 // [status]
 
+// The stress build (`cmake -DWB_STRESS=ON`, run by tests/stress_check.sh). On a quiet GPU a
+// tile's predecessors have usually published by the time it first looks back, so the
+// look-back's slow paths may never run in a test. This build delays every publication by a
+// pseudo-random time drawn from (--seed, the launch's epoch, the tile, the flag), so that
+// tiles find predecessors not ready, walk their window back and chain through aggregates;
+// and it counts on the device how often each path is taken, printed after the runs as one
+// note: "stress: T tiles, W waits, K window walks, C aggregates chained". In the normal build
+// the helpers below are empty, and the kernels compile to the same machine code as without
+// them.
+
+/// What the stress build counts, in the order its note names them.
+enum StressPath {
+  kStressTiles,    ///< tiles that ran the look-back (tile 0 included)
+  kStressWaits,    ///< looks that found a needed predecessor not ready
+  kStressWalks,    ///< windows of 32 aggregates without a prefix: the look moves 32 tiles back
+  kStressChained,  ///< aggregates added to a tile's carry (all but the prefix that ends a look)
+  kStressPaths
+};
+
+#ifdef WB_STRESS
+/// Each path's count over every launch of the program (stress_begin() zeroes them).
+__device__ unsigned long long g_stress_counts[kStressPaths];
+/// Delays are drawn from [0, g_stress_max_ns] ns; 0 leaves them out (the counts alone).
+__device__ unsigned g_stress_max_ns;
+/// --seed, so that a run's delays can be replayed.
+__device__ unsigned long long g_stress_seed;
+
+/// Add `amount` to a path's count. The looking warp calls it with the same arguments in every
+/// lane; lane 0 counts.
+__device__ void stress_count(StressPath path, unsigned amount = 1) {
+  if (threadIdx.x % kWarp == 0 && amount > 0) atomicAdd(&g_stress_counts[path], (unsigned long long)amount);
+}
+
+/// splitmix64's finaliser (wb::mix64 is host code): scatters nearby tiles' delays.
+__device__ unsigned long long stress_hash(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Sleep before `tile` publishes `flag`, for a time that depends only on the seed, the
+/// launch's epoch, the tile and the flag, so that a failing run can be replayed.
+__device__ void stress_delay(const LookBackArgs& a, int64_t tile, unsigned flag) {
+  if (g_stress_max_ns == 0) return;
+  using u64 = unsigned long long;
+  const u64 key = (u64(a.epoch) << 34) ^ (u64(tile) << 2) ^ flag;  // epochs < 2^30, tiles < 2^32
+  __nanosleep(unsigned(stress_hash(g_stress_seed ^ stress_hash(key)) % (g_stress_max_ns + 1ull)));
+}
+
+/// The longest delay unless WB_STRESS_MAX_DELAY_NS says otherwise: several times the patient
+/// first look (3 us), so that many predecessors are still unpublished when a tile looks.
+constexpr unsigned kStressMaxDelayNs = 20000;
+
+/// Before the first launch: zero the counts, take the seed from --seed and the longest delay
+/// from the environment variable WB_STRESS_MAX_DELAY_NS (0: no delays, the counts alone).
+void stress_begin(const wb::Options& opt) {
+  unsigned max_ns = kStressMaxDelayNs;
+  if (const char* text = std::getenv("WB_STRESS_MAX_DELAY_NS")) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end != '\0' || v > 1000000) {
+      std::fprintf(stderr, "WB_STRESS_MAX_DELAY_NS '%s' is not allowed (0 to 1000000)\n", text);
+      std::exit(2);
+    }
+    max_ns = unsigned(v);
+  }
+  const unsigned long long zero[kStressPaths] = {};
+  const unsigned long long seed = opt.seed;
+  WB_CHECK(cudaMemcpyToSymbol(g_stress_counts, zero, sizeof zero));
+  WB_CHECK(cudaMemcpyToSymbol(g_stress_max_ns, &max_ns, sizeof max_ns));
+  WB_CHECK(cudaMemcpyToSymbol(g_stress_seed, &seed, sizeof seed));
+  wb::note(opt, "stress build: each publication delayed by 0 to %u ns, drawn from seed %llu, the launch and the tile\n",
+           max_ns, seed);
+}
+
+/// After the runs: the counts as one note line.
+void stress_report(const wb::Options& opt) {
+  unsigned long long c[kStressPaths] = {};
+  WB_CHECK(cudaMemcpyFromSymbol(c, g_stress_counts, sizeof c));
+  wb::note(opt, "stress: %llu tiles, %llu waits, %llu window walks, %llu aggregates chained\n", c[kStressTiles],
+           c[kStressWaits], c[kStressWalks], c[kStressChained]);
+}
+#else
+/// The normal build counts nothing.
+__device__ void stress_count(StressPath, unsigned = 1) {}
+/// The normal build publishes without delay.
+__device__ void stress_delay(const LookBackArgs&, int64_t, unsigned) {}
+/// The normal build has nothing to set up.
+void stress_begin(const wb::Options&) {}
+/// The normal build has no counts to report.
+void stress_report(const wb::Options&) {}
+#endif
+
 // [look_back]
 /// The decoupled look-back, by the 32 lanes of warp 0 after the tile has published its
 /// aggregate: find the sum of all tiles before this one, publish the tile's inclusive
@@ -334,6 +427,7 @@ __device__ TileStatus observe(TileStatus* status) {
 /// are already running.
 __device__ int look_back(const LookBackArgs& a, int64_t tile, int aggregate) {
   const int lane = threadIdx.x % kWarp;
+  stress_count(kStressTiles);
   if (tile == 0) return 0;
   if (a.first_look_ns > 0) __nanosleep(a.first_look_ns);
   int exclusive = 0;
@@ -349,13 +443,21 @@ __device__ int look_back(const LookBackArgs& a, int64_t tile, int aggregate) {
       // Lanes from the nearest P up to lane 31 count; all 32 when there is no P yet.
       const unsigned needed = prefixes ? kFullMask << (kWarp - 1 - __clz(int(prefixes))) : kFullMask;
       waiting = __ballot_sync(kFullMask, !ready) & needed;
-      if (waiting != 0) __nanosleep(a.poll_ns);
+      if (waiting != 0) {
+        stress_count(kStressWaits);
+        __nanosleep(a.poll_ns);
+      }
     } while (waiting != 0);
     const int from = prefixes ? kWarp - 1 - __clz(int(prefixes)) : 0;
     exclusive += warp_sum_to_all(lane >= from ? value_of(s) : 0);
+    stress_count(kStressChained, prefixes ? kWarp - 1 - from : kWarp);
     if (prefixes != 0) break;
+    stress_count(kStressWalks);
   }
-  if (lane == 0) publish(&a.statuses[tile], a.epoch, kPrefix, exclusive + aggregate);
+  if (lane == 0) {
+    stress_delay(a, tile, kPrefix);
+    publish(&a.statuses[tile], a.epoch, kPrefix, exclusive + aggregate);
+  }
   return exclusive;
 }
 // [look_back]
@@ -386,7 +488,10 @@ __global__ void __launch_bounds__(1024)
 
   // 1. The tile's sum first, since the tiles after this one are waiting for it.
   const int tile_total = block_sum(thread_total, warp_totals);
-  if (threadIdx.x == 0) publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate, tile_total);
+  if (threadIdx.x == 0) {
+    stress_delay(a, tile, kAggregate);
+    publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate, tile_total);
+  }
 
   // 2. The scan inside the tile, while the tiles before it finish.
   const int within_tile = block_exclusive_prefix(thread_total, warp_totals);
@@ -633,6 +738,7 @@ int main(int argc, char** argv) {
   wb::Bench bench(spec, opt, dev, in);
   wb::note(opt, "%lld tiles of %d elements (block %d x K %d)\n", (long long)tiles_for(in.n, opt.block, opt.batch),
            opt.block * opt.batch, opt.block, opt.batch);
+  stress_begin(opt);
   const bool all = opt.variant == "all";
   auto wanted = [&](const char* variant) { return all || sweep || opt.variant == variant; };
   for (const int64_t s : sizes) {
@@ -679,5 +785,6 @@ int main(int argc, char** argv) {
       if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
     }
   }
+  stress_report(opt);
   return bench.finish();
 }
