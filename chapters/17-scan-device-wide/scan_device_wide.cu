@@ -343,7 +343,7 @@ enum StressPath {
 #ifdef WB_STRESS
 /// Each path's count over every launch of the program (stress_begin() zeroes them).
 __device__ unsigned long long g_stress_counts[kStressPaths];
-/// Delays are drawn from [0, g_stress_max_ns] ns; 0 leaves them out (the counts alone).
+/// The longest delay in ns; 0 leaves the delays out (the counts alone).
 __device__ unsigned g_stress_max_ns;
 /// --seed, so that a run's delays can be replayed.
 __device__ unsigned long long g_stress_seed;
@@ -362,16 +362,22 @@ __device__ unsigned long long stress_hash(unsigned long long z) {
 }
 
 /// Sleep before `tile` publishes `flag`, for a time that depends only on the seed, the
-/// launch's epoch, the tile and the flag, so that a failing run can be replayed.
+/// launch's epoch, the tile and the flag, so that a failing run can be replayed. A tile's
+/// aggregate (kAggregate, tile 0's first publication too) waits up to half the longest delay,
+/// so that successors find it not ready; its prefix (kPrefix) waits at least that half, so that
+/// successors that have all their aggregates still find no prefix among them and walk back.
 __device__ void stress_delay(const LookBackArgs& a, int64_t tile, unsigned flag) {
   if (g_stress_max_ns == 0) return;
   using u64 = unsigned long long;
   const u64 key = (u64(a.epoch) << 34) ^ (u64(tile) << 2) ^ flag;  // epochs < 2^30, tiles < 2^32
-  __nanosleep(unsigned(stress_hash(g_stress_seed ^ stress_hash(key)) % (g_stress_max_ns + 1ull)));
+  const unsigned half = g_stress_max_ns / 2;
+  const unsigned drawn = unsigned(stress_hash(g_stress_seed ^ stress_hash(key)) % (half + 1ull));
+  __nanosleep(flag == kPrefix ? g_stress_max_ns - drawn : drawn);
 }
 
-/// The longest delay unless WB_STRESS_MAX_DELAY_NS says otherwise: several times the patient
-/// first look (3 us), so that many predecessors are still unpublished when a tile looks.
+/// The longest delay unless WB_STRESS_MAX_DELAY_NS says otherwise: an aggregate's delay (up to
+/// half of it) is several times the patient first look (3 us), so that many predecessors are
+/// still unpublished when a tile looks.
 constexpr unsigned kStressMaxDelayNs = 20000;
 
 /// Before the first launch: zero the counts, take the seed from --seed and the longest delay
@@ -392,8 +398,8 @@ void stress_begin(const wb::Options& opt) {
   WB_CHECK(cudaMemcpyToSymbol(g_stress_counts, zero, sizeof zero));
   WB_CHECK(cudaMemcpyToSymbol(g_stress_max_ns, &max_ns, sizeof max_ns));
   WB_CHECK(cudaMemcpyToSymbol(g_stress_seed, &seed, sizeof seed));
-  wb::note(opt, "stress build: each publication delayed by 0 to %u ns, drawn from seed %llu, the launch and the tile\n",
-           max_ns, seed);
+  wb::note(opt, "stress build: aggregates published after 0 to %u ns, prefixes after %u to %u ns (seed %llu)\n",
+           max_ns / 2, max_ns - max_ns / 2, max_ns, seed);
 }
 
 /// After the runs: the counts as one note line.
