@@ -88,3 +88,11 @@ add_test(NAME portable_fallbacks
          COMMAND sh ${WB_TESTS}/fallback_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/fallback)
 set_tests_properties(portable_fallbacks PROPERTIES LABELS "gpu;full" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
+
+# Chapter 17's look-back with every path taken: built with -DWB_STRESS=ON (publications delayed by a
+# seeded random time, the paths counted on the device), each single pass must verify and count
+# waits, window walks and chained aggregates above zero; then racecheck and synccheck on it.
+add_test(NAME stress_lookback
+         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress)
+set_tests_properties(stress_lookback PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gpu TIMEOUT 1800)
