@@ -96,3 +96,12 @@ add_test(NAME stress_lookback
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress)
 set_tests_properties(stress_lookback PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
+
+# Every chapter page reads in one sitting (tests/page_check.py): at most 250 lines before the first
+# folded block (400 for chapters 17 and up), the chapter's figure before that fold, the diff and
+# the counters folded, no "Expected" outcome on a chapter page. Its self-test shows each rule
+# failing on a page made to break it.
+add_test(NAME docs_page_budget COMMAND python3 ${WB_TESTS}/page_check.py ${CMAKE_SOURCE_DIR})
+set_tests_properties(docs_page_budget PROPERTIES LABELS "host;docs")
+add_test(NAME docs_page_budget_self_test COMMAND python3 ${WB_TESTS}/page_check.py --self-test)
+set_tests_properties(docs_page_budget_self_test PROPERTIES LABELS "host;docs")
