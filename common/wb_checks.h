@@ -108,9 +108,43 @@ inline std::string guard_read_hint(int32_t got, int32_t want) {
   return buf;
 }
 
+/// What wb::Bench adds to input element 0 on every other run (the warm-up runs 1, 3, ... and
+/// every other timed run), so that no two consecutive runs have the same input and a kernel
+/// that uses state left by the previous run (statuses, partial sums, counters) gets a wrong
+/// answer instead of last run's right one. Not a multiple of 2^24, so never read as a guard.
+constexpr int32_t kRunDelta = 1000;
+
+/// The run's expected value at output `index`, for a run whose input element 0 was changed by
+/// `delta` (0 on the runs that use the input as made): the outputs [0, `shifted`), those whose
+/// value includes element 0, change by `delta`, modulo 2^32 like every sum here; the others do not.
+inline int32_t expected_for_run(int32_t want, int64_t index, int64_t shifted, int32_t delta) {
+  return index < shifted ? int32_t(uint32_t(want) + uint32_t(delta)) : want;
+}
+
+/// How a run names itself in a FAIL line: `run` ("warm-up run 1"), followed by the change made to
+/// element 0 on the runs that have one ("warm-up run 1, in[0] + 1000").
+inline std::string run_label(const std::string& run, int32_t delta) {
+  return delta == 0 ? run : run + ", in[0] + " + std::to_string(delta);
+}
+
+/// What a wrong value says about its cause: when it differs from the expected one by exactly
+/// kRunDelta, either way, the kernel most likely used a value left by the previous run, whose
+/// input element 0 differed from this run's by that much; the text is empty otherwise.
+inline std::string stale_state_hint(int32_t got, int32_t want) {
+  const int32_t diff = int32_t(uint32_t(got) - uint32_t(want));
+  if (diff != kRunDelta && diff != -kRunDelta) return "";
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                " (off by %+d, the change to input element 0 between consecutive runs: state left by the previous "
+                "run?)",
+                diff);
+  return buf;
+}
+
 /// The line printed for the first wrong run of a kernel: `wrong` of `count` output elements
 /// differ from the CPU reference, the first at `index`, where the kernel left `got` and the
-/// reference has `want`. `when` names the run ("first run", "timed run 3 of 20").
+/// reference has `want` (the value for that run, wb::expected_for_run). `when` names the run
+/// ("first run", "timed run 3 of 20", wb::run_label).
 inline std::string mismatch_message(const std::string& kernel, const std::string& when, int64_t wrong, int64_t count,
                                     int64_t index, int32_t got, int32_t want) {
   char buf[512];
@@ -119,7 +153,7 @@ inline std::string mismatch_message(const std::string& kernel, const std::string
   else
     std::snprintf(buf, sizeof buf, "FAIL %s (%s): %lld of %lld elements wrong, the first at index %lld: got %d, want %d",
                   kernel.c_str(), when.c_str(), (long long)wrong, (long long)count, (long long)index, got, want);
-  return buf + guard_read_hint(got, want);
+  return buf + guard_read_hint(got, want) + stale_state_hint(got, want);
 }
 
 /// The bytes per element of N that the harness adds to a chapter's own count when fitting N

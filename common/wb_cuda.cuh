@@ -385,16 +385,21 @@ inline Mismatch compare_device(const int32_t* d, const int32_t* want, int64_t co
   return Mismatch{};
 }
 
-/// Count the indexes i < count where got[i] != want[i] into result[0], and the smallest of
-/// them into result[1] (which the caller sets to all ones first). Each thread counts over a
-/// grid-stride loop and keeps the first index it met; a warp combines its 32 threads with
-/// shuffles, and one lane of each warp that found any adds them in with two atomics, so a
-/// wholly wrong output costs no more than a right one. blockDim.x: a multiple of 32.
-__global__ void count_mismatches(const int32_t* got, const int32_t* want, int64_t count, unsigned long long* result) {
+/// Count the indexes i < count where got[i] differs from the run's expected value into
+/// result[0], and the smallest of them into result[1] (which the caller sets to all ones
+/// first). The expected value is want[i], plus `delta` (modulo 2^32) for i < `shifted`: the
+/// outputs that include input element 0 on a run where the harness changed it by `delta`
+/// (wb::expected_for_run). Each thread counts over a grid-stride loop and keeps the first
+/// index it met; a warp combines its 32 threads with shuffles, and one lane of each warp that
+/// found any adds them in with two atomics, so a wholly wrong output costs no more than a right
+/// one. blockDim.x: a multiple of 32.
+__global__ void count_mismatches(const int32_t* got, const int32_t* want, int64_t count, int64_t shifted,
+                                 int32_t delta, unsigned long long* result) {
   unsigned long long wrong = 0, first = ~0ull;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    if (got[i] != want[i]) {
+    const int32_t expected = i < shifted ? int32_t(uint32_t(want[i]) + uint32_t(delta)) : want[i];
+    if (got[i] != expected) {
       if (wrong == 0) first = (unsigned long long)i;
       ++wrong;
     }
@@ -410,6 +415,11 @@ __global__ void count_mismatches(const int32_t* got, const int32_t* want, int64_
   }
 }
 
+/// Add `delta` to *p, modulo 2^32: how wb::Bench changes input element 0 between runs and
+/// changes it back. One thread; the value is read and written on the device, so a change the
+/// kernel itself made to element 0 survives for the final input check.
+__global__ void add_to_first(int32_t* p, int32_t delta) { *p = int32_t(uint32_t(*p) + uint32_t(delta)); }
+
 /// What one timed kernel is: its name and configuration, for the report.
 struct Case {
   std::string kernel;      ///< name in the report
@@ -419,6 +429,12 @@ struct Case {
   double bytes = 0;        ///< bytes moved per run; 0 means the Spec's op x n
   int blocks_per_sm = 0;   ///< occupancy to report (0: unknown)
   std::string config = "";  ///< the tuning that produced the row, for the CSV ("" where there is none)
+  /// How many outputs, from output 0 on, include input element 0, which wb::Bench changes on
+  /// every other run: their expected values change with it. -1 (the default) takes it from
+  /// the Spec's op: 1 for a sum, every output for a whole-array scan. A chapter that computes
+  /// something else says so: a segmented scan, its first segment; a copy, 1; a kernel that
+  /// does not read the input, 0.
+  int64_t outputs_with_first = -1;
 };
 
 /// Times, verifies and reports the kernels of one chapter run (the command-line contract in
@@ -429,12 +445,24 @@ struct Case {
 /// for writes past either end, and the input it was given is checked to be unmodified. L2 is
 /// flushed before each timed run unless --no-flush.
 ///
+/// No two consecutive runs see the same input, so that a kernel cannot pass by reusing state
+/// left by the previous run (tile statuses that were never cleared, an epoch that does not
+/// advance, a partial sum or a counter from the last launch): counting the first run as run 0,
+/// every odd run (warm-up 1, 3, ..., and every other timed run, so the timings mix both) finds
+/// input element 0 increased by wb::kRunDelta, and every even run finds it as made. The change
+/// is made on the device before the run (add_to_first, outside the timed region and before the
+/// L2 flush) and undone before the next one; the run's expected values are the reference's,
+/// with wb::kRunDelta added (modulo 2^32) to the outputs that include element 0 (the Case's
+/// outputs_with_first), and a FAIL line names the run and the change ("warm-up run 1, in[0] +
+/// 1000") and prints that run's expected value. After the last run element 0 is restored, and
+/// the input is compared with the input as made.
+///
 /// Every call of the chapter's `launch` runs inside an NVTX range (the header-only NVTX 3 API)
 /// named for the row and the run: `wb/<kernel>/first` for the untimed first run,
 /// `wb/<kernel>/warmup` for each warm-up run and `wb/<kernel>/timed` for each timed one, where
 /// `<kernel>` is the row's name (its CSV "kernel" column). Only `launch` is inside: the poisoning
-/// memsets, the L2 flush and the harness's own check kernel (count_mismatches) are outside every
-/// range. So a profiler that reads NVTX (`ncu --nvtx`, Nsight Systems) attributes to each row and
+/// memsets, the L2 flush and the harness's own kernels (count_mismatches, add_to_first) are
+/// outside every range. So a profiler that reads NVTX (`ncu --nvtx`, Nsight Systems) attributes to each row and
 /// run exactly the kernels the chapter launched for it (CUB's included), which is how
 /// scripts/profile tells launches apart.
 class Bench {
@@ -484,16 +512,20 @@ class Bench {
     // The expected output goes to the device once; every run is compared with it there, so
     // that a race that strikes once in a hundred runs is caught at any N.
     const int32_t* want_d = expected_on_device(want, count);
+    const Expected expected{want, want_d, count, outputs_with_first(c, count)};
     const std::string range = "wb/" + c.kernel + "/";
-    int wrong_runs = 0;
+    int wrong_runs = 0, run_index = 0;
+    alternate_input(run_index++);
     once(launch, out, count, range + "first");
-    check_output(wrong_runs, c.kernel, "first run", out, want_d, want, count);
+    check_output(wrong_runs, c.kernel, "first run", out, expected);
     for (int i = 0; i < opt_.warmup; ++i) {
+      alternate_input(run_index++);
       once(launch, out, count, range + "warmup");
-      check_output(wrong_runs, c.kernel, "warm-up run " + std::to_string(i + 1), out, want_d, want, count);
+      check_output(wrong_runs, c.kernel, "warm-up run " + std::to_string(i + 1), out, expected);
     }
     std::vector<float> times;
     for (int i = 0; i < opt_.reps; ++i) {
+      alternate_input(run_index++);
       WB_CHECK(cudaMemsetAsync(out, 0xA5, size_t(count) * 4));  // poison
       if (opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.size()));
       WB_CHECK(cudaEventRecord(start_));
@@ -505,8 +537,9 @@ class Bench {
       WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
       times.push_back(ms);
       check_output(wrong_runs, c.kernel, "timed run " + std::to_string(i + 1) + " of " + std::to_string(opt_.reps), out,
-                   want_d, want, count);
+                   expected);
     }
+    alternate_input(0);  // element 0 as made, for the input check below and the next kernel
     if (wrong_runs > 1)
       std::fprintf(stderr, "FAIL %s: %d of %d runs were wrong (the first is shown above)\n", c.kernel.c_str(), wrong_runs,
                    1 + opt_.warmup + opt_.reps);
@@ -553,6 +586,33 @@ class Bench {
   }
 
  private:
+  /// What a run is checked against: the reference on the host and its device copy, `count`
+  /// values, of which the first `shifted` include input element 0.
+  struct Expected {
+    const int32_t* host;
+    const int32_t* device;
+    int64_t count;
+    int64_t shifted;
+  };
+
+  /// The Case's outputs_with_first, or the Spec's op's where the Case leaves it at -1,
+  /// capped at `count`.
+  int64_t outputs_with_first(const Case& c, int64_t count) const {
+    const int64_t given = c.outputs_with_first >= 0 ? c.outputs_with_first : spec_.op == Op::Reduce ? 1 : count;
+    return std::min(given, count);
+  }
+
+  /// Make input element 0 what run `run_index` (0: the first run) finds: increased by
+  /// wb::kRunDelta on odd runs, as made on even ones. Changes it on the device, in the
+  /// stream the runs use, only when the last run found it otherwise.
+  void alternate_input(int run_index) {
+    const int32_t delta = run_index % 2 == 1 ? kRunDelta : 0;
+    if (delta == input_delta_) return;
+    add_to_first<<<1, 1>>>(in_.dev.d, int32_t(uint32_t(delta) - uint32_t(input_delta_)));
+    WB_CHECK_LAUNCH();
+    input_delta_ = delta;
+  }
+
   /// One untimed run: poison the output, then `launch` inside the NVTX range `range`.
   void once(const std::function<void()>& launch, int32_t* out, int64_t count, const std::string& range) {
     WB_CHECK(cudaMemsetAsync(out, 0xA5, size_t(count) * 4));
@@ -579,15 +639,16 @@ class Bench {
     return want_d_.get();
   }
 
-  /// Compare the run's `count` outputs with the device copy of the expected ones
-  /// (wb::count_mismatches); for the first wrong run of a kernel print how many elements are
-  /// wrong and the first of them; count wrong runs in `wrong_runs`.
+  /// Compare the run's `count` outputs with the values expected for this run, the device copy
+  /// of the reference adjusted for input element 0 (wb::count_mismatches); for the first wrong
+  /// run of a kernel print how many elements are wrong and the first of them, with the run's
+  /// expected value; count wrong runs in `wrong_runs`.
   void check_output(int& wrong_runs, const std::string& kernel, const std::string& when, const int32_t* out,
-                    const int32_t* want_d, const int32_t* want, int64_t count) {
+                    const Expected& e) {
     WB_CHECK(cudaMemset(result_.get(), 0, sizeof(unsigned long long)));
     WB_CHECK(cudaMemset(result_.get() + 1, 0xff, sizeof(unsigned long long)));
-    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div<int64_t>(count, 256), int64_t(dev_.sms) * 8));
-    count_mismatches<<<unsigned(blocks), 256>>>(out, want_d, count, result_.get());
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div<int64_t>(e.count, 256), int64_t(dev_.sms) * 8));
+    count_mismatches<<<unsigned(blocks), 256>>>(out, e.device, e.count, e.shifted, input_delta_, result_.get());
     WB_CHECK_LAUNCH();
     unsigned long long result[2] = {0, 0};
     WB_CHECK(cudaMemcpy(result, result_.get(), sizeof result, cudaMemcpyDeviceToHost));
@@ -595,8 +656,10 @@ class Bench {
     const int64_t index = int64_t(result[1]);
     int32_t got = 0;
     WB_CHECK(cudaMemcpy(&got, out + index, sizeof got, cudaMemcpyDeviceToHost));
+    const int32_t want = expected_for_run(e.host[index], index, e.shifted, input_delta_);
     std::fprintf(stderr, "%s\n",
-                 mismatch_message(kernel, when, int64_t(result[0]), count, index, got, want[index]).c_str());
+                 mismatch_message(kernel, run_label(when, input_delta_), int64_t(result[0]), e.count, index, got, want)
+                     .c_str());
   }
 
   const Spec& spec_;
@@ -606,6 +669,7 @@ class Bench {
   DeviceBuffer<char> flush_;
   DeviceBuffer<unsigned long long> result_;  // wb::count_mismatches's count and first index
   DeviceBuffer<int32_t> want_d_;              // the expected output of the current kernel
+  int32_t input_delta_ = 0;                   // what input element 0 holds beyond its value as made
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<Row> rows_;
 };

@@ -553,6 +553,28 @@ static void test_check_messages() {
          "of its ends?)");
 }
 
+static void test_alternating_runs() {
+  // A run with element 0 changed: the outputs that include it expect the change, modulo 2^32.
+  EXPECT(wb::expected_for_run(5, 0, 1, 1000) == 1005);
+  EXPECT(wb::expected_for_run(5, 1, 1, 1000) == 5);         // past the shifted outputs: unchanged
+  EXPECT(wb::expected_for_run(5, 0, 0, 1000) == 5);         // a kernel that does not read the input
+  EXPECT(wb::expected_for_run(5, 99, 100, 0) == 5);         // a run with the input as made
+  EXPECT(wb::expected_for_run(2147483000, 3, 4, 1000) == -2147483296);  // wraps like the kernels' sums
+  // The run's name says what it changed; a run that changed nothing keeps its plain name.
+  EXPECT(wb::run_label("warm-up run 1", wb::kRunDelta) == "warm-up run 1, in[0] + 1000");
+  EXPECT(wb::run_label("first run", 0) == "first run");
+  // Off by the change, either way: the hint; by anything else, none (nor a guard hint).
+  EXPECT(wb::stale_state_hint(5, 1005).find("off by -1000") != std::string::npos);
+  EXPECT(wb::stale_state_hint(1005, 5).find("off by +1000") != std::string::npos);
+  EXPECT(wb::stale_state_hint(-2147483296, 2147483000).find("off by +1000") != std::string::npos);
+  EXPECT(wb::stale_state_hint(5, 5).empty() && wb::stale_state_hint(6, 5).empty() &&
+         wb::stale_state_hint(5 + 2000, 5).empty() && wb::stale_state_hint(5 + 16777216, 5).empty());
+  EXPECT(wb::guard_read_hint(1005, 5).empty());
+  EXPECT(wb::mismatch_message("s", wb::run_label("timed run 2 of 20", 1000), 3, 4096, 256, 7, 1007) ==
+         "FAIL s (timed run 2 of 20, in[0] + 1000): 3 of 4096 elements wrong, the first at index 256: got 7, want 1007 "
+         "(off by -1000, the change to input element 0 between consecutive runs: state left by the previous run?)");
+}
+
 static void test_fit_n() {
   // The harness adds 4 bytes per element (its device copy of the expected output) when the
   // chapter counted an N-element output: 8 for a scan, 8 + a little for chapter 17.
@@ -639,6 +661,7 @@ int main(int argc, char** argv) {
   test_guard_layout();
   test_guard_damage();
   test_check_messages();
+  test_alternating_runs();
   test_fit_n();
   test_no_memory();
   test_finish_status();

@@ -173,11 +173,13 @@ int main(int argc, char** argv) {
     const size_t smem = size_t(opt.block) * sizeof(int);
     wb::Case c{opt.racy ? "scan_shared_racy" : "scan_shared", in.n, opt.block, 1, 0,
                wb::blocks_per_sm(opt.racy ? scan_shared<true> : scan_shared<false>, opt.block, smem)};
+    c.outputs_with_first = segment;  // only the first segment's sums include element 0
     bench.run(c, [&] { launch_scan_shared(in.d, in.n, out.d, opt.block, opt.racy); }, out.d, want.data(), in.n);
   }
   if (opt.variant == "brent_kung" || opt.variant == "all") {
     const size_t smem = size_t(next_pow2(opt.block)) * sizeof(int);
     wb::Case c{"scan_brent_kung", in.n, opt.block, 1, 0, wb::blocks_per_sm(scan_brent_kung, opt.block, smem)};
+    c.outputs_with_first = segment;
     bench.run(c, [&] { launch_scan_brent_kung(in.d, in.n, out.d, opt.block); }, out.d, want.data(), in.n);
   }
   return bench.finish();
