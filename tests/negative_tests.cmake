@@ -26,6 +26,12 @@ set(wb_negative_cases
     "scan_write_before_start@@1@@FAIL scan_write_before_start wrote before the start of the output: index -1$"
     "scan_read_past_end@@1@@FAIL scan_read_past_end .first run.: 1 of 5003 elements wrong, the first at index 5002: .*off by 2.24"
     "scan_read_before_start@@1@@FAIL scan_read_before_start .first run.: 5003 of 5003 elements wrong, the first at index 0: .*off by 2.24"
+    "reduce_modifies_input@@1@@FAIL reduce_modifies_input modified its input: index 5002 is 12345, was -?[0-9]$"
+    "scan_modifies_input@@1@@FAIL scan_modifies_input modified its input: index 5002 is 12345, was -?[0-9]$"
+    "reduce_wrong_later@@1@@FAIL reduce_wrong_later .warm-up run 1, in.0. . 1000.: got -?[0-9]+, want -?[0-9]+$"
+    "scan_wrong_later@@1@@FAIL scan_wrong_later .warm-up run 1, in.0. . 1000.: 5003 of 5003 elements wrong, the first at index 0: got -?[0-9]+, want -?[0-9]+$"
+    "reduce_stale_result@@1@@FAIL reduce_stale_result .warm-up run 1, in.0. . 1000.: got -?[0-9]+, want -?[0-9]+ .off by -1000, the change to input element 0 between consecutive runs: state left by the previous run..$"
+    "scan_stale_result@@1@@FAIL scan_stale_result .warm-up run 1, in.0. . 1000.: 5003 of 5003 elements wrong, the first at index 0: got -?[0-9]+, want -?[0-9]+ .off by -1000, the change to input element 0 between consecutive runs: state left by the previous run..$"
     "no_rows@@1@@FAILED: no kernel ran")
 foreach(entry IN LISTS wb_negative_cases)
   string(REPLACE "@@" ";" parts "${entry}")
@@ -43,3 +49,70 @@ foreach(entry IN LISTS wb_negative_cases)
                          SKIP_REGULAR_EXPRESSION "expect.sh: .* exited 77, expected" RESOURCE_LOCK gpu TIMEOUT 300)
   endforeach()
 endforeach()
+
+# Mutations: each tests/mutations/NAME.patch is a small change to one chapter that makes a
+# kernel go wrong in a way only some runs show (typically: it uses state left by the previous
+# launch). The patch is applied by tests/apply_patch.py to a copy of the chapter in the build
+# tree (the chapter itself is never touched), built as mutant_NAME (not part of `all`: the test
+# mutants_build builds every mutant first), and run through gpu.sh with the arguments of the
+# patch's "run:" line; it passes when the program exits 1 with a line matching the patch's
+# "expect:" pattern; an optional "define:" line names a compile definition for the mutant (the
+# stress build, WB_STRESS). Its description says which run catches the mutation and why. Labels
+# gpu;full;mutation: `make test-full` runs them, `ctest -L mutation` runs them alone.
+# host_mutation_<name>_applies checks, without a GPU, that each patch still applies to its
+# chapter as it is now: a chapter edited under a mutation needs the mutation brought up to date.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(wb_mutation_python python3)
+if(Python3_Interpreter_FOUND)
+  set(wb_mutation_python ${Python3_EXECUTABLE})
+endif()
+file(GLOB wb_mutations CONFIGURE_DEPENDS ${WB_TESTS}/mutations/*.patch)
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/mutations)
+set(wb_mutants "")
+foreach(patch IN LISTS wb_mutations)
+  get_filename_component(name ${patch} NAME_WE)
+  file(STRINGS ${patch} wb_line REGEX "^\\+\\+\\+ b/chapters/" LIMIT_COUNT 1)
+  string(REGEX REPLACE "^\\+\\+\\+ b/" "" wb_source "${wb_line}")
+  file(STRINGS ${patch} wb_run REGEX "^run: " LIMIT_COUNT 1)
+  file(STRINGS ${patch} wb_expect REGEX "^expect: " LIMIT_COUNT 1)
+  file(STRINGS ${patch} wb_define REGEX "^define: " LIMIT_COUNT 1)
+  if(wb_source STREQUAL "" OR wb_run STREQUAL "" OR wb_expect STREQUAL "")
+    message(FATAL_ERROR "${patch} needs a '+++ b/chapters/...' line, a 'run: ' line and an 'expect: ' line")
+  endif()
+  string(REGEX REPLACE "^run: " "" wb_run "${wb_run}")
+  string(REGEX REPLACE "^expect: " "" wb_expect "${wb_expect}")
+  set(copy ${CMAKE_BINARY_DIR}/mutations/${name}.cu)
+  add_custom_command(OUTPUT ${copy}
+    COMMAND ${wb_mutation_python} ${WB_TESTS}/apply_patch.py ${patch} ${CMAKE_SOURCE_DIR}/${wb_source} ${copy}
+    DEPENDS ${patch} ${CMAKE_SOURCE_DIR}/${wb_source} ${WB_TESTS}/apply_patch.py
+    COMMENT "Mutation ${name}: ${wb_source} with ${patch} applied"
+    VERBATIM)
+  add_executable(mutant_${name} EXCLUDE_FROM_ALL ${copy})
+  target_include_directories(mutant_${name} PRIVATE common)
+  target_compile_options(mutant_${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${WB_CUDA_OPTIONS}>)
+  target_link_libraries(mutant_${name} PRIVATE Threads::Threads)
+  if(wb_define)
+    string(REGEX REPLACE "^define: " "" wb_define "${wb_define}")
+    target_compile_definitions(mutant_${name} PRIVATE ${wb_define})
+  endif()
+  list(APPEND wb_mutants mutant_${name})
+  separate_arguments(args UNIX_COMMAND "${wb_run}")
+  add_test(NAME mutation_${name}
+           COMMAND sh ${WB_TESTS}/expect.sh 1 "${wb_expect}" sh ${WB_TESTS}/gpu.sh $<TARGET_FILE:mutant_${name}> ${args})
+  set_tests_properties(mutation_${name} PROPERTIES LABELS "gpu;full;mutation" SKIP_RETURN_CODE 77
+                       SKIP_REGULAR_EXPRESSION "expect.sh: .* exited 77, expected" RESOURCE_LOCK gpu TIMEOUT 300
+                       FIXTURES_REQUIRED wb_mutants_built)
+  add_test(NAME host_mutation_${name}_applies
+           COMMAND ${wb_mutation_python} ${WB_TESTS}/apply_patch.py --check ${patch} ${CMAKE_SOURCE_DIR}/${wb_source})
+  set_tests_properties(host_mutation_${name}_applies PROPERTIES LABELS host)
+endforeach()
+if(wb_mutants)
+  add_test(NAME mutants_build COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${wb_mutants})
+  set_tests_properties(mutants_build PROPERTIES LABELS "gpu;full;mutation" FIXTURES_SETUP wb_mutants_built TIMEOUT 1800)
+  # Negative control of the applies checks: a patch refuses a file whose lines it does not find.
+  list(GET wb_mutations 0 wb_first_mutation)
+  add_test(NAME host_mutation_refuses_other_file
+           COMMAND sh ${WB_TESTS}/expect.sh 1 "apply_patch: .* does not apply: its lines are not in the source"
+                   ${wb_mutation_python} ${WB_TESTS}/apply_patch.py --check ${wb_first_mutation} ${WB_TESTS}/apply_patch.py)
+  set_tests_properties(host_mutation_refuses_other_file PROPERTIES LABELS host)
+endif()
