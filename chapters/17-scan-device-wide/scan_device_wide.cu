@@ -337,7 +337,7 @@ enum StressPath {
   kStressWaits,    ///< looks that found a needed predecessor not ready
   kStressWalks,    ///< windows of 32 aggregates without a prefix: the look moves 32 tiles back
   kStressChained,  ///< aggregates added to a tile's carry (all but the prefix that ends a look)
-  kStressPaths
+  kStressPaths     ///< the number of paths counted (the counts array's size)
 };
 
 #ifdef WB_STRESS
