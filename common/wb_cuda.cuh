@@ -437,6 +437,15 @@ struct Case {
   int64_t outputs_with_first = -1;
 };
 
+/// What each run of one kernel is checked against (wb::Bench): the CPU reference on the host
+/// and its device copy, of which the first `shifted` outputs include input element 0.
+struct ExpectedOutput {
+  const int32_t* host = nullptr;    ///< the reference, `count` values
+  const int32_t* device = nullptr;  ///< its copy on the device
+  int64_t count = 0;                ///< outputs
+  int64_t shifted = 0;              ///< outputs [0, shifted) move with input element 0
+};
+
 /// Times, verifies and reports the kernels of one chapter run (the command-line contract in
 /// docs/pages/measuring.md):
 /// each kernel's output is poisoned before every run and, after every run (first, warm-up
@@ -512,7 +521,7 @@ class Bench {
     // The expected output goes to the device once; every run is compared with it there, so
     // that a race that strikes once in a hundred runs is caught at any N.
     const int32_t* want_d = expected_on_device(want, count);
-    const Expected expected{want, want_d, count, outputs_with_first(c, count)};
+    const ExpectedOutput expected{want, want_d, count, outputs_with_first(c, count)};
     const std::string range = "wb/" + c.kernel + "/";
     int wrong_runs = 0, run_index = 0;
     alternate_input(run_index++);
@@ -586,15 +595,6 @@ class Bench {
   }
 
  private:
-  /// What a run is checked against: the reference on the host and its device copy, `count`
-  /// values, of which the first `shifted` include input element 0.
-  struct Expected {
-    const int32_t* host;
-    const int32_t* device;
-    int64_t count;
-    int64_t shifted;
-  };
-
   /// The Case's outputs_with_first, or the Spec's op's where the Case leaves it at -1,
   /// capped at `count`.
   int64_t outputs_with_first(const Case& c, int64_t count) const {
@@ -644,7 +644,7 @@ class Bench {
   /// run of a kernel print how many elements are wrong and the first of them, with the run's
   /// expected value; count wrong runs in `wrong_runs`.
   void check_output(int& wrong_runs, const std::string& kernel, const std::string& when, const int32_t* out,
-                    const Expected& e) {
+                    const ExpectedOutput& e) {
     WB_CHECK(cudaMemset(result_.get(), 0, sizeof(unsigned long long)));
     WB_CHECK(cudaMemset(result_.get() + 1, 0xff, sizeof(unsigned long long)));
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div<int64_t>(e.count, 256), int64_t(dev_.sms) * 8));
