@@ -114,3 +114,11 @@ add_test(NAME copies_equal COMMAND python3 ${WB_TESTS}/copies_check.py ${CMAKE_S
 set_tests_properties(copies_equal PROPERTIES LABELS host)
 add_test(NAME copies_equal_self_test COMMAND python3 ${WB_TESTS}/copies_check.py --self-test)
 set_tests_properties(copies_equal_self_test PROPERTIES LABELS host)
+
+# Every generated results block (tables, charts, counters, sweeps, chapter 18's scaling, the README's
+# summary) is what the scripts render from the committed CSVs: a hand edit inside the markers, or a
+# renderer changed without re-rendering, fails. The self-test alters one cell and must be caught.
+add_test(NAME results_blocks_up_to_date COMMAND python3 ${WB_TESTS}/results_check.py)
+set_tests_properties(results_blocks_up_to_date PROPERTIES LABELS host)
+add_test(NAME results_blocks_self_test COMMAND python3 ${WB_TESTS}/results_check.py --self-test)
+set_tests_properties(results_blocks_self_test PROPERTIES LABELS host)

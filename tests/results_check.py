@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""tests/results_check.py: every generated results block is what the scripts render from the
+committed CSVs. In a temporary copy of the repository's tracked files, this re-renders
+  docs/results/<gpu>.csv            (scripts/summary.sh render: results pages, charts, README,
+                                     chapter results and across-N blocks)
+  docs/results/<gpu>-counters.csv   (scripts/profile.sh render: counters pages and blocks)
+  docs/results/*-sweepNN.csv        (scripts/sweep.sh render: the chapter's sweep block)
+  docs/results/*-gridNN.csv         (scripts/sweep.sh render: the grid study's page)
+  docs/results/*-x*-chapter18.csv   (scripts/scaling.sh render: chapter 18's scaling block)
+with the date each committed output shows, and fails naming every file that changed: a page
+edited by hand inside its markers, or a renderer changed without re-rendering, is caught.
+Usage: python3 tests/results_check.py [--self-test]   (exit 0 up to date, 1 otherwise)
+--self-test: the same after altering one generated table cell in the copy: it must fail."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def tracked_copy(dest):
+    """The tracked files of the repository as they are in the working tree, copied to dest."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for rel in files.decode().split("\0"):
+        if not rel or not os.path.isfile(os.path.join(ROOT, rel)):
+            continue
+        os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
+
+
+def shown_date(path):
+    """The first date (YYYY-MM-DD) an output shows."""
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"\b(20\d\d-\d\d-\d\d)\b", f.read())
+    if not m:
+        raise SystemExit(f"results_check: {path} shows no date")
+    return m.group(1)
+
+
+def renders(root):
+    """The render commands that produce the committed outputs: (argv, output that shows the date)."""
+    res = os.path.join(root, "docs", "results")
+    out = []
+    main = sorted(p for p in glob.glob(os.path.join(res, "*.csv")) if re.fullmatch(r"[a-z0-9-]+\.csv", os.path.basename(p))
+                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d)\.csv$", p))
+    # The H200 first: the pages show the first CSV open and fold the others.
+    main.sort(key=lambda p: (os.path.basename(p) != "h200.csv", p))
+    if main:
+        out.append((["bash", "scripts/summary.sh", "render", "--date", shown_date(main[0][:-4] + ".md")] + main, None))
+    counters = sorted(glob.glob(os.path.join(res, "*-counters.csv")), key=lambda p: (not p.endswith("/h200-counters.csv"), p))
+    if counters:
+        out.append((["bash", "scripts/profile.sh", "render", "--date", shown_date(counters[0][:-4] + ".md")] + counters, None))
+    for csv in sorted(glob.glob(os.path.join(res, "*-sweep[0-9][0-9].csv"))):
+        cid = csv[-6:-4]
+        page = glob.glob(os.path.join(root, "chapters", cid + "-*", "README.md"))[0]
+        text = open(page, encoding="utf-8").read()
+        block = text[text.index("<!-- sweep:begin -->"):]
+        date = re.search(r"\((20\d\d-\d\d-\d\d), `scripts/sweep.sh", block).group(1)
+        out.append((["bash", "scripts/sweep.sh", "render", csv, "--date", date], None))
+    for csv in sorted(glob.glob(os.path.join(res, "*-grid[0-9][0-9].csv"))):
+        page = os.path.join(root, "docs", "pages", "block-batch-grid.md")
+        date = re.search(r"\((20\d\d-\d\d-\d\d), `scripts/sweep.sh", open(page, encoding="utf-8").read()).group(1)
+        out.append((["bash", "scripts/sweep.sh", "render", csv, page, "--date", date], None))
+    for csv in sorted(glob.glob(os.path.join(res, "*-x[0-9]*-chapter18.csv"))):
+        page = glob.glob(os.path.join(root, "chapters", "18-*", "README.md"))[0]
+        text = open(page, encoding="utf-8").read()
+        date = re.search(r"on (20\d\d-\d\d-\d\d) by `scripts/scaling.sh`", text).group(1)
+        out.append((["bash", "scripts/scaling.sh", "render", "--date", date, csv], None))
+    return out
+
+
+def snapshot(root):
+    return {p: open(p, "rb").read() for p in glob.glob(os.path.join(root, "**", "*"), recursive=True)
+            if os.path.isfile(p) and (p.endswith(".md") or p.endswith(".svg"))}
+
+
+def check(alter=False):
+    with tempfile.TemporaryDirectory() as root:
+        tracked_copy(root)
+        if alter:
+            page = glob.glob(os.path.join(root, "chapters", "05-*", "README.md"))[0]
+            text = open(page, encoding="utf-8").read()
+            open(page, "w", encoding="utf-8").write(text.replace("| 7.246 |", "| 7.245 |", 1))
+        before = snapshot(root)
+        for argv, _ in renders(root):
+            r = subprocess.run(argv, cwd=root, capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"results_check: {' '.join(argv[:3])} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+                return 1
+        after = snapshot(root)
+        changed = sorted(os.path.relpath(p, root) for p in after if before.get(p) != after[p])
+        for p in changed:
+            print(f"results_check: {p} differs from what the scripts render from the committed CSVs")
+        print(f"results_check: {len(renders(root))} renders, {len(changed)} file(s) changed")
+        return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        status = check(alter=True)
+        print("results_check self-test: an altered cell " + ("is caught" if status == 1 else "was NOT caught"))
+        sys.exit(0 if status == 1 else 1)
+    sys.exit(check())
