@@ -3,7 +3,8 @@
 
 For each chapters/NN-slug/README.md:
   - the reading budget: the lines before the first folded block (`<details`) are at most 250 for
-    chapters 00-16 and 400 for chapters 17 and up;
+    chapters 00-16 and 400 for chapters 17 and up, and so are the lines a student reads open,
+    from the top to the evidence folded after "What to try" (folds before it not counted);
   - its figure: a Markdown image of docs/figures/chapterNN-*.svg before that fold, whose file
     exists and has a <title> and a <desc> (the alt text);
   - the evidence folded: the whole diff (<!-- diff:begin -->) and the counters block
@@ -22,6 +23,25 @@ def budget(chapter):
     return 400 if chapter >= 17 else 250
 
 
+def open_lesson_lines(lines):
+    """The lines a student reads open: from the top to the first fold that follows the "What to
+    try" heading (or the page's end), less the lines of folded blocks before it (such as the
+    other GPU's results inside the Result section)."""
+    count, depth, tried = 0, 0, False
+    for line in lines:
+        if line.startswith("## What to try"):
+            tried = True
+        if "<details" in line:
+            if tried and depth == 0:
+                break
+            depth += 1
+        if depth == 0:
+            count += 1
+        if "</details>" in line:
+            depth -= 1
+    return count
+
+
 def check_page(path, chapter, root):
     """The problems of one page, as a list of messages (empty: the page passes)."""
     problems = []
@@ -30,6 +50,10 @@ def check_page(path, chapter, root):
     fold = next((i for i, l in enumerate(lines) if "<details" in l), len(lines))
     if fold > budget(chapter):
         problems.append(f"{fold} lines before the first fold (<details>), budget {budget(chapter)}")
+    lesson = open_lesson_lines(lines)
+    if lesson > budget(chapter):
+        problems.append(f"the lesson (everything open up to the evidence folded after \"What to try\") is "
+                        f"{lesson} lines, budget {budget(chapter)}")
     figure = None
     for line in lines[:fold]:
         m = re.search(r"!\[[^\]]+\]\(([^)]*docs/figures/chapter%02d-[^)]+\.svg)\)" % chapter, line)
@@ -108,6 +132,8 @@ def self_test():
     cases = {
         "good page": (GOOD, None),
         "over budget": (GOOD.replace("## The idea\n", "## The idea\n" + "text\n" * 250), "lines before the first fold"),
+        "lesson over budget": (GOOD.replace("## What to try\n", "<details>\n<summary>x</summary>\n\n</details>\n"
+                                            + "text\n" * 250 + "## What to try\n"), "the lesson"),
         "no figure": (GOOD.replace("![Three trees](../../docs/figures/chapter03-tree.svg)", "no picture"), "no figure"),
         "missing svg": (GOOD.replace("chapter03-tree.svg", "chapter03-gone.svg"), "does not exist"),
         "diff open": (GOOD.replace("<details>\n<summary>The whole change</summary>", "", 1).replace("</details>", "", 1),
