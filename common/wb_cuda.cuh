@@ -208,6 +208,10 @@ inline void write_guard(char* base, int64_t from, int64_t len) {
   std::vector<uint8_t> pattern(static_cast<size_t>(len));
   fill_guard(pattern.data(), from, len);
   WB_CHECK(cudaMemcpy(base + from, pattern.data(), size_t(len), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before it lands, and it is ordered only with the
+  // legacy default stream: wait for it, so that a kernel on any stream (chapter 18's are
+  // non-blocking) meets the guards written.
+  WB_CHECK(cudaDeviceSynchronize());
 }
 
 /// Allocate `count` elements of `elem` bytes with a guard region on both sides (see

@@ -435,7 +435,10 @@ ScanKernel scan_kernel(int batch, int block) {
     case 4: k = scan_single_pass<4>; break;
     case 8: k = scan_single_pass<8>; break;
     case 16: k = scan_single_pass<16>; break;
-    default: k = scan_single_pass<32>; break;
+    case 32: k = scan_single_pass<32>; break;
+    default:
+      std::fprintf(stderr, "internal error: no single pass for K = %d\n", batch);
+      std::exit(3);
   }
   WB_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(stage_bytes(block, batch))));
   return k;
@@ -481,6 +484,7 @@ class SinglePass {
   explicit SinglePass(int64_t max_tiles)
       : words_(size_t(max_tiles) + 1, "the tile counter and statuses"), max_tiles_(max_tiles) {
     WB_CHECK(cudaMemset(words_.get(), 0, sizeof(TileStatus) * size_t(max_tiles + 1)));
+    WB_CHECK(cudaDeviceSynchronize());
   }
 
   /// One scan of in[0, n) into out with `policy` on `stream`, seeded with the carry of
@@ -522,7 +526,8 @@ constexpr unsigned long long kGateTimeoutNs = 2000000000ull;
 /// work is queued behind this kernel, so that all start together once the host has queued
 /// everything and opens the gate with one store. Should the host ever wait for this GPU
 /// while queuing (a library call that synchronizes), the gate would never open: after
-/// kGateTimeoutNs it opens by itself and sets gate[1], and the host reports the run as failed.
+/// kGateTimeoutNs it opens by itself and sets gate[1], and the host reports that the run
+/// could not be timed (exit 3).
 __global__ void wait_for_gate(int* gate) {
   cuda::atomic_ref<int, cuda::thread_scope_system> open(gate[0]), timed_out(gate[1]);
   unsigned long long start = 0, now = 0;
@@ -689,9 +694,10 @@ double run_once(Multi& m, const Steps& steps, const Work& prepare, bool only_sha
     last = std::max(last, ms);
   }
   if (!m.team.all(m.gate[1] == 0)) {
-    std::fprintf(stderr, "FAIL: a gate opened by itself after %.0f s: the host waited for a GPU while queuing a run\n",
+    // Not a wrong result (exit 1): the run could not be timed as it was meant to be.
+    std::fprintf(stderr, "error: a gate opened by itself after %.0f s: the host waited for a GPU while queuing a run\n",
                  kGateTimeoutNs / 1e9);
-    m.team.exit(1);
+    m.team.exit(3);
   }
   return m.team.max(last);
 }
@@ -964,10 +970,12 @@ int main(int argc, char** argv) {
     g.total = wb::DeviceBuffer<int>(1, "the total");
     g.shard_totals = wb::DeviceBuffer<int>(size_t(m.gpus), "the shard totals");
     g.grid_total = wb::DeviceBuffer<GridTotal>(1, "the sum's grid total");
-    WB_CHECK(cudaMemset(g.grid_total.get(), 0, sizeof(GridTotal)));
+    // On the GPU's own stream, which is non-blocking: a plain cudaMemset goes to the legacy
+    // default stream, which nothing orders before the work queued on g.stream.
+    WB_CHECK(cudaMemsetAsync(g.grid_total.get(), 0, sizeof(GridTotal), g.stream));
     // The untimed collectives below read these before any kernel has written them.
-    WB_CHECK(cudaMemset(g.shard_sum.get(), 0, sizeof(int)));
-    WB_CHECK(cudaMemset(g.shard_totals.get(), 0, sizeof(int) * size_t(m.gpus)));
+    WB_CHECK(cudaMemsetAsync(g.shard_sum.get(), 0, sizeof(int), g.stream));
+    WB_CHECK(cudaMemsetAsync(g.shard_totals.get(), 0, sizeof(int) * size_t(m.gpus), g.stream));
     if (opt.flush) g.flush = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(m.dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
     g.policy = choose_policy(opt, m.dev, g.count);
     g.kernel = scan_kernel(g.policy.batch, g.policy.block);
