@@ -1,0 +1,361 @@
+/// @file wb_float.h
+/// @brief Float32 inputs, their exact sum and the standard error bounds, host-only.
+///
+/// Every float sum on a GPU rounds, and in an order the hardware picks, so a float result
+/// can only be judged against the truth: the exact sum, rounded once. ExactSum keeps that
+/// sum with no rounding at all, in a fixed-point integer wide enough for any float32 times
+/// any count up to 2^40, and rounds it once, correctly, when asked. The inputs are made
+/// like the int32 ones (element i from (seed, i) alone), with a spec that sets how hard
+/// the sum is.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wb_reference.h"
+
+namespace wb {
+
+// ---------------------------------------------------------------------------------------
+// Inputs
+
+/// Which signs an input has, and whether its total cancels.
+enum class FloatMode {
+  Positive,  ///< every value positive: no cancellation, the easiest sum
+  Mixed,     ///< each sign with probability 1/2
+  Cancel,    ///< pairs x, -x moved by one ulp: the total cancels almost completely
+};
+
+/// The widest spread of exponents: values stay within 2^-80 .. 2^81, so no value is
+/// subnormal and no sum of up to 2^40 of them overflows, in any order of additions.
+constexpr int kMaxFloatSpread = 160;
+
+/// How hard a float input is to sum.
+struct FloatInputSpec {
+  /// Values are m * 2^e with m in [1, 2) and e uniform over the spread + 1 integers from
+  /// -floor(spread / 2) to ceil(spread / 2): 0 gives values in [1, 2), 160 spans 2^161.
+  int spread = 8;
+  FloatMode mode = FloatMode::Positive;  ///< the signs and the cancellation
+};
+
+/// The name a command line gives a mode.
+inline const char* float_mode_name(FloatMode mode) {
+  switch (mode) {
+    case FloatMode::Positive: return "positive";
+    case FloatMode::Mixed: return "mixed";
+    case FloatMode::Cancel: return "cancel";
+  }
+  return "?";
+}
+
+/// The empty string for a valid spec, otherwise the message a refused flag prints.
+inline std::string float_input_error(const FloatInputSpec& spec) {
+  if (spec.spread < 0 || spec.spread > kMaxFloatSpread)
+    return "spread '" + std::to_string(spec.spread) + "' is not allowed: give a whole number from 0 to " +
+           std::to_string(kMaxFloatSpread);
+  if (spec.mode != FloatMode::Positive && spec.mode != FloatMode::Mixed && spec.mode != FloatMode::Cancel)
+    return "mode " + std::to_string(int(spec.mode)) + " is not known: give positive, mixed or cancel";
+  return "";
+}
+
+/// Read a spec from a command line's text; the empty string when both are valid, otherwise
+/// the message for the first bad one (spec is then left unchanged).
+inline std::string parse_float_input(const std::string& spread_text, const std::string& mode_text,
+                                     FloatInputSpec& spec) {
+  // Digits only, and few of them, so that "1e2", "+8", " 8" and huge numbers are all refused
+  // with the same message instead of being half-read by a library call.
+  std::string bad_spread = "spread '" + spread_text + "' is not allowed: give a whole number from 0 to " +
+                           std::to_string(kMaxFloatSpread);
+  if (spread_text.empty() || spread_text.size() > 4) return bad_spread;
+  int spread = 0;
+  for (char c : spread_text) {
+    if (c < '0' || c > '9') return bad_spread;
+    spread = spread * 10 + (c - '0');
+  }
+  if (spread > kMaxFloatSpread) return bad_spread;
+  FloatInputSpec parsed{spread, FloatMode::Positive};
+  bool known = false;
+  for (FloatMode m : {FloatMode::Positive, FloatMode::Mixed, FloatMode::Cancel})
+    if (mode_text == float_mode_name(m)) parsed.mode = m, known = true;
+  if (!known) return "mode '" + mode_text + "' is not known: give positive, mixed or cancel";
+  spec = parsed;
+  return "";
+}
+
+/// The float with these IEEE-754 bits.
+inline float float_from_bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// The IEEE-754 bits of a float.
+inline uint32_t float_bits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+/// Element i of the float input for a seed and a (valid) spec: finite, never zero or NaN.
+/// Built from its bits, with no float arithmetic, so that the host and a GPU make the same
+/// values. In Cancel mode elements 2j and 2j + 1 share one draw x: the first is x, the
+/// second -x with its last bit flipped, so each pair sums to +-1 ulp of x.
+inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& spec) {
+  bool cancel = spec.mode == FloatMode::Cancel;
+  uint64_t draw = cancel ? i / 2 : i;
+  // A stream of its own (the constant), so that the float and int32 inputs of one seed are unrelated.
+  uint64_t h = mix64(mix64(seed ^ 0x5851f42d4c957f2dULL) + (draw + 1) * 0x9e3779b97f4a7c15ULL);
+  uint32_t mantissa = uint32_t(h) & 0x7fffffu;                        // bits 0-22
+  uint64_t exponent_draw = (h >> 23) & 0xffffffffu;                   // bits 23-54
+  int e = -(spec.spread / 2) + int((exponent_draw * uint64_t(spec.spread + 1)) >> 32);
+  uint32_t sign = spec.mode == FloatMode::Positive ? 0u : uint32_t(h >> 63);  // bit 63
+  uint32_t bits = sign << 31 | uint32_t(e + 127) << 23 | mantissa;
+  if (cancel && (i & 1)) bits = (bits ^ 0x80000000u) ^ 1u;  // -x, one ulp off (stays in x's binade)
+  return float_from_bits(bits);
+}
+
+/// Fill dst[0, n) with the float input for a seed and a spec.
+inline void fill_float_input(float* dst, int64_t n, uint64_t seed, const FloatInputSpec& spec) {
+  parallel_for(n, [=](int, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) dst[i] = float_input(seed, uint64_t(i), spec);
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// The exact sum
+
+/// An exact sum of float32 values: a two's-complement fixed-point integer whose lowest bit
+/// is 2^-149, the smallest subnormal, so every float is an integer count of it (a 24-bit
+/// significand shifted by at most 253 bits). Any float is below 2^128, any sum of up to
+/// kMaxTerms of them below 2^168: 149 + 168 bits and a sign fit in 5 limbs of 64 bits.
+/// Adding is exact and associative, so partial sums of threads merge into the same bits
+/// in any order. An infinity or NaN added is kept aside and gives IEEE's answer.
+class ExactSum {
+ public:
+  static constexpr int kLimbs = 5;           ///< 64-bit limbs, least significant first
+  static constexpr int kFractionBits = 149;  ///< the fixed point's lowest bit is 2^-149
+  static constexpr int64_t kMaxTerms = int64_t(1) << 40;  ///< most values one sum may hold
+
+  /// Add one float, exactly.
+  void add(float x) {
+    uint32_t bits = float_bits(x);
+    uint32_t biased = (bits >> 23) & 0xffu, fraction = bits & 0x7fffffu;
+    if (biased == 0xffu) {
+      if (fraction != 0) nan_ = true;
+      else if (bits >> 31) neg_inf_ = true;
+      else pos_inf_ = true;
+      return;
+    }
+    // A subnormal is fraction * 2^-149; a normal (1.fraction) * 2^(biased - 127), which
+    // is its 24-bit significand shifted left by biased - 1 units of 2^-149.
+    uint64_t significand = biased == 0 ? fraction : (fraction | 0x800000u);
+    int shift = biased == 0 ? 0 : int(biased) - 1;
+    uint64_t term[kLimbs] = {};
+    term[shift / 64] = significand << (shift % 64);
+    if (shift % 64 > 40) term[shift / 64 + 1] = significand >> (64 - shift % 64);  // the bits past the limb
+    if (bits >> 31) subtract_limbs(term);
+    else add_limbs(term);
+  }
+
+  /// Add another exact sum (a thread's partial sum), exactly.
+  void merge(const ExactSum& other) {
+    add_limbs(other.limb_);
+    nan_ = nan_ || other.nan_;
+    pos_inf_ = pos_inf_ || other.pos_inf_;
+    neg_inf_ = neg_inf_ || other.neg_inf_;
+  }
+
+  /// Turn the sum into its negative, exactly.
+  void negate() {
+    ExactSum zero;
+    zero.subtract_limbs(limb_);
+    std::memcpy(limb_, zero.limb_, sizeof limb_);
+    std::swap(pos_inf_, neg_inf_);
+  }
+
+  /// Whether the finite part of the sum is exactly zero.
+  bool is_zero() const {
+    for (uint64_t l : limb_)
+      if (l != 0) return false;
+    return true;
+  }
+
+  /// The sign of the finite part: -1, 0 or +1.
+  int sign() const { return (limb_[kLimbs - 1] >> 63) ? -1 : is_zero() ? 0 : 1; }
+
+  /// The same exact value and the same infinities and NaN.
+  bool operator==(const ExactSum& o) const {
+    return std::memcmp(limb_, o.limb_, sizeof limb_) == 0 && nan_ == o.nan_ && pos_inf_ == o.pos_inf_ &&
+           neg_inf_ == o.neg_inf_;
+  }
+  bool operator!=(const ExactSum& o) const { return !(*this == o); }
+
+  /// The sum correctly rounded to float32: to nearest, ties to even, +-inf once the exact
+  /// sum reaches FLT_MAX + half an ulp (2^128 - 2^103), subnormal results exact. An exact
+  /// zero is +0. Integer arithmetic only: the host's rounding mode plays no part.
+  float round_to_float() const {
+    float special;
+    if (nonfinite(special)) return special;
+    Rounded r = rounded_magnitude(24);
+    // The result is significand * 2^(shift - 149). shift 0 covers the subnormals and the
+    // smallest normal binade, whose bits are the significand itself; otherwise the
+    // significand has its leading bit (2^23) and the biased exponent is shift + 1.
+    uint32_t bits;
+    if (r.shift == 0) bits = uint32_t(r.significand);
+    else if (r.shift + 1 >= 255) bits = 0x7f800000u;  // past FLT_MAX after rounding: infinity
+    else bits = uint32_t(r.shift + 1) << 23 | (uint32_t(r.significand) & 0x7fffffu);
+    return float_from_bits(bits | (sign() < 0 ? 0x80000000u : 0u));
+  }
+
+  /// The sum correctly rounded to double (to nearest, ties to even). Any exact sum of
+  /// kMaxTerms floats lies inside double's normal range, so only the significand rounds.
+  double to_double_rounded() const {
+    float special;
+    if (nonfinite(special)) return double(special);
+    Rounded r = rounded_magnitude(53);
+    double magnitude = std::ldexp(double(r.significand), r.shift - kFractionBits);  // exact
+    return sign() < 0 ? -magnitude : magnitude;
+  }
+
+  /// |s - exact sum| in ulps of the correctly rounded sum r (the ulp of r's binade; 2^-149
+  /// below 2^-125). 0 when s and r are the same infinity, +inf when either is not finite
+  /// otherwise. s is subtracted exactly; only the difference is rounded, to double.
+  double ulps(float s) const {
+    float r = round_to_float();
+    if (!std::isfinite(r) || !std::isfinite(s)) return s == r ? 0.0 : std::numeric_limits<double>::infinity();
+    ExactSum difference = *this;
+    difference.negate();
+    difference.add(s);
+    return std::fabs(difference.to_double_rounded()) / float_ulp(r);
+  }
+
+  /// The ulp of a finite float's binade: the gap to the next float away from zero.
+  static double float_ulp(float r) {
+    int biased = int((float_bits(r) >> 23) & 0xffu);
+    return std::ldexp(1.0, (biased == 0 ? 1 : biased) - 150);
+  }
+
+ private:
+  uint64_t limb_[kLimbs] = {};
+  bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
+
+  void add_limbs(const uint64_t* t) {
+    uint64_t carry = 0;
+    for (int k = 0; k < kLimbs; ++k) {
+      uint64_t sum = limb_[k] + t[k];
+      uint64_t out = sum < t[k];  // wrapped
+      sum += carry;
+      out |= sum < carry;  // cannot wrap twice: a wrapped sum is at most 2^64 - 2
+      limb_[k] = sum;
+      carry = out;
+    }
+  }
+
+  void subtract_limbs(const uint64_t* t) {
+    uint64_t borrow = 0;
+    for (int k = 0; k < kLimbs; ++k) {
+      uint64_t difference = limb_[k] - t[k];
+      uint64_t out = limb_[k] < t[k];
+      out |= difference < borrow;
+      limb_[k] = difference - borrow;
+      borrow = out;
+    }
+  }
+
+  /// IEEE's sum when an infinity or NaN was added: NaN for a NaN or both infinities.
+  bool nonfinite(float& special) const {
+    if (!nan_ && !pos_inf_ && !neg_inf_) return false;
+    const float inf = std::numeric_limits<float>::infinity();
+    special = nan_ || (pos_inf_ && neg_inf_) ? std::numeric_limits<float>::quiet_NaN() : pos_inf_ ? inf : -inf;
+    return true;
+  }
+
+  /// A magnitude rounded to `digits` significant bits: significand * 2^(shift - 149).
+  struct Rounded {
+    uint64_t significand;
+    int shift;
+  };
+
+  Rounded rounded_magnitude(int digits) const {
+    ExactSum m = *this;
+    if (sign() < 0) m.negate();
+    auto bit = [&](int p) { return (m.limb_[p / 64] >> (p % 64)) & 1u; };
+    int top = kLimbs * 64 - 1;
+    while (top >= 0 && !bit(top)) --top;
+    int shift = top < digits ? 0 : top - digits + 1;  // below 2^digits units the value is exact
+    uint64_t significand = 0;
+    for (int p = shift + digits - 1; p >= shift; --p) significand = significand << 1 | bit(p);
+    if (shift > 0 && bit(shift - 1)) {  // at least half an ulp dropped
+      bool above_half = false;
+      for (int p = 0; p < shift - 1; ++p) above_half = above_half || bit(p);
+      if (above_half || (significand & 1)) ++significand;  // nearest; a tie goes to the even one
+      if (significand >> digits) significand >>= 1, ++shift;  // rounded up to the next power of two
+    }
+    return {significand, shift};
+  }
+};
+
+/// The exact sum of term(x[i]) over [0, n) (n at most ExactSum::kMaxTerms), one partial
+/// sum per host thread, merged: exact, so the split does not change a bit.
+template <class Term>
+inline ExactSum exact_total_of(const float* x, int64_t n, Term term) {
+  std::vector<ExactSum> partial(size_t(worker_count(n)));
+  parallel_for(n, [&](int w, int64_t b, int64_t e) {
+    ExactSum s;
+    for (int64_t i = b; i < e; ++i) s.add(term(x[i]));
+    partial[size_t(w)] = s;
+  });
+  ExactSum total;
+  for (const ExactSum& p : partial) total.merge(p);
+  return total;
+}
+
+/// The exact sum of x[0, n).
+inline ExactSum exact_total(const float* x, int64_t n) {
+  return exact_total_of(x, n, [](float v) { return v; });
+}
+
+/// The correctly rounded float32 sum of x[0, n): the reference every float sum is judged by.
+inline float exact_sum(const float* x, int64_t n) { return exact_total(x, n).round_to_float(); }
+
+/// sum |x[i]| over [0, n), summed exactly and rounded once to double (relative error at most
+/// 2^-53), for the error bounds below.
+inline double sum_abs(const float* x, int64_t n) {
+  return exact_total_of(x, n, [](float v) { return std::fabs(v); }).to_double_rounded();
+}
+
+// ---------------------------------------------------------------------------------------
+// Error bounds, from N. J. Higham, "Accuracy and Stability of Numerical Algorithms",
+// 2nd ed., SIAM, 2002, chapter 4 (summation), section 4.2: a sum computed in any order
+// with k additions on the longest path from an input to the result has
+// |computed - exact| <= gamma(k) * sum |x|, as long as nothing overflows.
+
+/// The unit roundoff of float32 with round to nearest: half the gap between 1 and the next float.
+constexpr double kFloatUnitRoundoff = 0x1p-24;
+
+/// gamma(k) = k u / (1 - k u), u = 2^-24; +inf once k u >= 1, where the bound says nothing.
+/// Evaluated in double: its own rounding (a few parts in 2^53) is far below its slack.
+inline double gamma(int64_t k) {
+  double ku = double(k) * kFloatUnitRoundoff;  // exact: a product with a power of two
+  return ku < 1.0 ? ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
+}
+
+/// The bound for recursive summation of n values, one after another: gamma(n - 1) * sum |x|.
+inline double recursive_sum_bound(int64_t n, double abs_sum) { return n <= 1 ? 0.0 : gamma(n - 1) * abs_sum; }
+
+/// The bound for a pairwise tree of the given depth: gamma(depth) * sum |x|.
+inline double pairwise_sum_bound(int depth, double abs_sum) { return gamma(depth) * abs_sum; }
+
+/// The depth of a balanced pairwise tree over n values: ceil(log2(n)), 0 for n <= 1.
+inline int pairwise_depth(int64_t n) {
+  int depth = 0;
+  while ((int64_t(1) << depth) < n) ++depth;
+  return depth;
+}
+
+}  // namespace wb
