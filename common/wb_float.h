@@ -129,6 +129,14 @@ inline void fill_float_input(float* dst, int64_t n, uint64_t seed, const FloatIn
 // ---------------------------------------------------------------------------------------
 // The exact sum
 
+/// A magnitude of ExactSum rounded to a number of significant bits (ExactSum::round_to_float,
+/// ExactSum::to_double_rounded): significand x 2^(shift - 149). At namespace scope rather than
+/// nested in ExactSum's private part, where Doxygen would link a section it does not write.
+struct RoundedMagnitude {
+  uint64_t significand = 0;  ///< the rounded significant bits
+  int shift = 0;             ///< the power of two of its last bit, counted from 2^-149
+};
+
 /// An exact sum of float32 values: a two's-complement fixed-point integer whose lowest bit
 /// is 2^-149, the smallest subnormal, so every float is an integer count of it (a 24-bit
 /// significand shifted by at most 253 bits). Any float is below 2^128, any sum of up to
@@ -193,6 +201,7 @@ class ExactSum {
     return std::memcmp(limb_, o.limb_, sizeof limb_) == 0 && nan_ == o.nan_ && pos_inf_ == o.pos_inf_ &&
            neg_inf_ == o.neg_inf_;
   }
+  /// Not the same exact value, or not the same infinities and NaN.
   bool operator!=(const ExactSum& o) const { return !(*this == o); }
 
   /// The sum correctly rounded to float32: to nearest, ties to even, +-inf once the exact
@@ -201,7 +210,7 @@ class ExactSum {
   float round_to_float() const {
     float special;
     if (nonfinite(special)) return special;
-    Rounded r = rounded_magnitude(24);
+    RoundedMagnitude r = rounded_magnitude(24);
     // The result is significand * 2^(shift - 149). shift 0 covers the subnormals and the
     // smallest normal binade, whose bits are the significand itself; otherwise the
     // significand has its leading bit (2^23) and the biased exponent is shift + 1.
@@ -217,7 +226,7 @@ class ExactSum {
   double to_double_rounded() const {
     float special;
     if (nonfinite(special)) return double(special);
-    Rounded r = rounded_magnitude(53);
+    RoundedMagnitude r = rounded_magnitude(53);
     double magnitude = std::ldexp(double(r.significand), r.shift - kFractionBits);  // exact
     return sign() < 0 ? -magnitude : magnitude;
   }
@@ -275,13 +284,8 @@ class ExactSum {
     return true;
   }
 
-  /// A magnitude rounded to `digits` significant bits: significand * 2^(shift - 149).
-  struct Rounded {
-    uint64_t significand;
-    int shift;
-  };
-
-  Rounded rounded_magnitude(int digits) const {
+  /// The magnitude rounded to `digits` significant bits (nearest, ties to even).
+  RoundedMagnitude rounded_magnitude(int digits) const {
     ExactSum m = *this;
     if (sign() < 0) m.negate();
     auto bit = [&](int p) { return (m.limb_[p / 64] >> (p % 64)) & 1u; };
