@@ -90,6 +90,7 @@ ch15-ex2|15|1|./chapter15 --csv && ./chapter15 --n 2^22 --no-flush --csv
 ch15-ex3|15|1|for b in 256 1024; do ./chapter15.orig --block $b --csv; ./chapter15 --block $b --csv; done
 ch16-ex1|16|1|for p in ./chapter16.orig ./chapter16; do $p --csv; for o in 0 1; do ncu --clock-control none -k regex:scan_coarsened -c 1 --metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum $p --n 2^24 --offset $o --reps 1 --warmup 0 --csv; done; done
 ch16-ex2|16|1|for p in ./chapter16.orig ./chapter16; do for k in 4 8 16 32; do $p --batch $k --csv; done; ncu --clock-control none -k regex:scan_coarsened -c 1 --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum $p --n 2^24 --batch 16 --reps 1 --warmup 0 --csv; done
+ch16-ex3|16|1|for b in 128 256 512 1024; do for k in 1 2 4 8; do ./chapter16 --block $b --batch $k --n 2^28 --reps 5 --csv; done; done
 ch17-ex1|17|1|for p in ./chapter17.orig ./chapter17; do $p --variant single_pass --reps 100 --csv && $p --variant single_pass --n 30000001 --offset 1 --reps 100 --csv; done
 ch17-ex2|17|1|for k in 4 16 32; do ./chapter17 --variant single_pass --batch $k --csv; done
 ch17-ex3|17|1|./chapter17.orig --variant sweep --batch 32 --n 2^26 --csv; ./chapter17 --variant sweep --batch 32 --n 2^26 --csv
