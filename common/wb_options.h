@@ -84,6 +84,16 @@ struct Ceilings {
   std::vector<std::string> read;  ///< rows that only read every element
 };
 
+/// A flag that a harness beyond the shared one adds (wb_multi.cuh's --gpus, --shards and
+/// --no-gate), parsed, refused, shown by --help and listed by --info as the shared flags are.
+struct HarnessFlag {
+  std::string name;     ///< e.g. "--gpus"
+  std::string value;    ///< what its value is called in --help ("G"); empty: it takes no value
+  int64_t min = 0;      ///< the smallest value accepted
+  int64_t max = 0;      ///< the largest value accepted
+  std::string help;     ///< its --help text, one line or more, each ending in a newline
+};
+
 /// Everything the shared command line needs to know about one chapter.
 struct Spec {
   const char* chapter = "";  ///< two digits, e.g. "05"
@@ -104,6 +114,7 @@ struct Spec {
   /// --gpus): lines shown by --help after the shared flags; empty: none.
   std::string extra_usage;
   std::vector<std::string> extra_flags;  ///< those flags' names (e.g. "--gpus"), for --info
+  std::vector<HarnessFlag> harness_flags;  ///< flags of a harness beyond the shared one (wb_multi.cuh)
 };
 
 /// The parsed command line. The defaults are those of the command-line contract in
@@ -124,6 +135,15 @@ struct Options {
   bool racy = false;             ///< run the deliberately broken kernel (--racy)
   bool csv = false;              ///< machine-readable output (--csv)
   int device = 0;                ///< CUDA device ordinal (--device)
+  /// The harness flags given (Spec::harness_flags), by name: a value, or 1 for a flag without one
+  std::vector<std::pair<std::string, int64_t>> harness;
+
+  /// The value of harness flag `name` (the last given), or `otherwise` where it was not given.
+  int64_t harness_value(const std::string& name, int64_t otherwise) const {
+    for (const auto& h : harness)
+      if (h.first == name) otherwise = h.second;
+    return otherwise;
+  }
 };
 
 /// The largest N and offset the parser accepts; memory runs out well before.
@@ -183,6 +203,7 @@ inline std::string usage(const Spec& s) {
   if (s.batch.default_value) u += " [--batch K]";
   if (!s.variants.empty()) u += " [--variant NAME]";
   if (s.racy) u += " [--racy]";
+  for (const auto& h : s.harness_flags) u += " [" + h.name + (h.value.empty() ? "" : " " + h.value) + "]";
   u += " [--help] [--info] [--list-variants]\n\n";
   u += "  --n N         elements (default 2^30, lowered when the device lacks memory);\n"
        "                forms: 1000, 2^20, 1<<20\n"
@@ -199,6 +220,7 @@ inline std::string usage(const Spec& s) {
     u += " (default " + s.variants.front().name + ")\n";
   }
   if (s.racy) u += "  --racy        run the deliberately racy kernel (the racecheck exercise)\n";
+  for (const auto& h : s.harness_flags) u += h.help;
   u += s.extra_usage;
   u += "  --reps R      timed runs, the median is reported (default 20)\n"
        "  --warmup W    untimed runs first (default 3)\n"
@@ -376,6 +398,7 @@ inline std::vector<std::string> chapter_flags(const Spec& s) {
   if (s.batch.default_value) f.push_back("--batch");
   if (!s.variants.empty()) f.push_back("--variant");
   if (s.racy) f.push_back("--racy");
+  for (const auto& h : s.harness_flags) f.push_back(h.name);
   f.insert(f.end(), s.extra_flags.begin(), s.extra_flags.end());
   return f;
 }
@@ -554,8 +577,14 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
       }
       opt.variant = text;
     } else {
-      error = "unknown argument '" + std::string(argv[i]) + "' (see --help)";
-      return Parse::Error;
+      const HarnessFlag* harness = nullptr;
+      for (const auto& h : spec.harness_flags) harness = h.name == arg ? &h : harness;
+      if (harness == nullptr) {
+        error = "unknown argument '" + std::string(argv[i]) + "' (see --help)";
+        return Parse::Error;
+      }
+      if (harness->value.empty() ? !flag_only() : !count(harness->min, harness->max, v)) return Parse::Error;
+      opt.harness.emplace_back(arg, harness->value.empty() ? 1 : v);
     }
   }
   return answer;

@@ -12,10 +12,21 @@
 #include <thread>
 #include <vector>
 
+/// Marks a function that host and device code both call (the input below, which chapter 18
+/// makes on the GPU where it is used): `__host__ __device__` under nvcc, nothing for a host
+/// compiler. Defined here only if no other header has.
+#ifndef WB_HD
+#ifdef __CUDACC__
+#define WB_HD __host__ __device__
+#else
+#define WB_HD
+#endif
+#endif
+
 namespace wb {
 
 /// splitmix64's finaliser: a cheap, well-mixed 64-bit hash.
-inline uint64_t mix64(uint64_t z) {
+WB_HD inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
@@ -24,7 +35,7 @@ inline uint64_t mix64(uint64_t z) {
 /// Element i of the input for a seed: a nonzero value in [-8, 8].
 /// Nonzero, so that a kernel that skips any single element always gets a wrong sum;
 /// small and centred on zero, so that sums stay far from int32 overflow in practice.
-inline int32_t input_value(uint64_t seed, uint64_t i) {
+WB_HD inline int32_t input_value(uint64_t seed, uint64_t i) {
   uint32_t r = uint32_t(mix64(mix64(seed) + (i + 1) * 0x9e3779b97f4a7c15ULL) >> 60);  // 0..15
   return r < 8 ? int32_t(r) - 8 : int32_t(r) - 7;
 }

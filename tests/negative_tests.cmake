@@ -57,7 +57,12 @@ endforeach()
 # mutants_build builds every mutant first), and run through gpu.sh with the arguments of the
 # patch's "run:" line; it passes when the program exits 1 with a line matching the patch's
 # "expect:" pattern; an optional "define:" line names a compile definition for the mutant (the
-# stress build, WB_STRESS). Its description says which run catches the mutation and why. Labels
+# stress build, WB_STRESS). A patch of a header (chapter 17's single_pass.cuh, which chapter 18
+# includes too) names on a "program:" line the chapter program built with it; the patched file and
+# that program are copied side by side into build/mutations/NAME/, where the program's quoted
+# #include finds the patched header first, and the mutant is compiled and linked as that chapter
+# is (its include directories, libraries and definitions: chapter 18's NCCL). Its description
+# says which run catches the mutation and why. Labels
 # gpu;full;mutation: `make test-full` runs them, `ctest -L mutation` runs them alone.
 # host_mutation_<name>_applies checks, without a GPU, that each patch still applies to its
 # chapter as it is now: a chapter edited under a mutation needs the mutation brought up to date.
@@ -71,26 +76,58 @@ file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/mutations)
 set(wb_mutants "")
 foreach(patch IN LISTS wb_mutations)
   get_filename_component(name ${patch} NAME_WE)
-  file(STRINGS ${patch} wb_line REGEX "^\\+\\+\\+ b/chapters/" LIMIT_COUNT 1)
+  file(STRINGS ${patch} wb_line REGEX "^\\+\\+\\+ b/(chapters|common)/" LIMIT_COUNT 1)
   string(REGEX REPLACE "^\\+\\+\\+ b/" "" wb_source "${wb_line}")
   file(STRINGS ${patch} wb_run REGEX "^run: " LIMIT_COUNT 1)
   file(STRINGS ${patch} wb_expect REGEX "^expect: " LIMIT_COUNT 1)
   file(STRINGS ${patch} wb_define REGEX "^define: " LIMIT_COUNT 1)
+  file(STRINGS ${patch} wb_program REGEX "^program: " LIMIT_COUNT 1)
   if(wb_source STREQUAL "" OR wb_run STREQUAL "" OR wb_expect STREQUAL "")
-    message(FATAL_ERROR "${patch} needs a '+++ b/chapters/...' line, a 'run: ' line and an 'expect: ' line")
+    message(FATAL_ERROR "${patch} needs a '+++ b/chapters/...' (or b/common/ with a 'program: ') line, a 'run: ' line "
+                        "and an 'expect: ' line")
   endif()
   string(REGEX REPLACE "^run: " "" wb_run "${wb_run}")
   string(REGEX REPLACE "^expect: " "" wb_expect "${wb_expect}")
-  set(copy ${CMAKE_BINARY_DIR}/mutations/${name}.cu)
-  add_custom_command(OUTPUT ${copy}
-    COMMAND ${wb_mutation_python} ${WB_TESTS}/apply_patch.py ${patch} ${CMAKE_SOURCE_DIR}/${wb_source} ${copy}
+  string(REGEX REPLACE "^program: " "" wb_program "${wb_program}")
+  if(wb_program STREQUAL "")
+    set(wb_program ${wb_source})
+  endif()
+  # The chapter whose program the mutant is: it is built as that chapter is, or not at all.
+  string(REGEX REPLACE "^chapters/([0-9][0-9])-.*" "\\1" wb_chapter_id "${wb_program}")
+  set(wb_chapter chapter${wb_chapter_id})
+  if(NOT TARGET ${wb_chapter})
+    message(FATAL_ERROR "${patch}: its program ${wb_program} is no chapter's")
+  endif()
+  get_target_property(wb_chapter_type ${wb_chapter} TYPE)
+  if(NOT wb_chapter_type STREQUAL "EXECUTABLE")
+    message(STATUS "mutation ${name} left out: ${wb_chapter} is not built here")
+    continue()
+  endif()
+  set(dir ${CMAKE_BINARY_DIR}/mutations/${name})
+  file(MAKE_DIRECTORY ${dir})
+  get_filename_component(wb_source_name ${wb_source} NAME)
+  get_filename_component(wb_program_name ${wb_program} NAME)
+  get_filename_component(wb_program_dir ${CMAKE_SOURCE_DIR}/${wb_program} DIRECTORY)
+  set(copies ${dir}/${wb_source_name})
+  add_custom_command(OUTPUT ${dir}/${wb_source_name}
+    COMMAND ${wb_mutation_python} ${WB_TESTS}/apply_patch.py ${patch} ${CMAKE_SOURCE_DIR}/${wb_source} ${dir}/${wb_source_name}
     DEPENDS ${patch} ${CMAKE_SOURCE_DIR}/${wb_source} ${WB_TESTS}/apply_patch.py
     COMMENT "Mutation ${name}: ${wb_source} with ${patch} applied"
     VERBATIM)
-  add_executable(mutant_${name} EXCLUDE_FROM_ALL ${copy})
-  target_include_directories(mutant_${name} PRIVATE common)
+  if(NOT wb_program STREQUAL wb_source)
+    add_custom_command(OUTPUT ${dir}/${wb_program_name}
+      COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/${wb_program} ${dir}/${wb_program_name}
+      DEPENDS ${CMAKE_SOURCE_DIR}/${wb_program}
+      VERBATIM)
+    list(APPEND copies ${dir}/${wb_program_name})
+  endif()
+  add_executable(mutant_${name} EXCLUDE_FROM_ALL ${copies})
+  # The chapter's own directory after the copies' (its headers that the patch leaves alone).
+  target_include_directories(mutant_${name} PRIVATE common ${wb_program_dir}
+                             $<TARGET_PROPERTY:${wb_chapter},INCLUDE_DIRECTORIES>)
   target_compile_options(mutant_${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${WB_CUDA_OPTIONS}>)
-  target_link_libraries(mutant_${name} PRIVATE Threads::Threads)
+  target_compile_definitions(mutant_${name} PRIVATE $<TARGET_PROPERTY:${wb_chapter},COMPILE_DEFINITIONS>)
+  target_link_libraries(mutant_${name} PRIVATE $<TARGET_PROPERTY:${wb_chapter},LINK_LIBRARIES>)
   if(wb_define)
     string(REGEX REPLACE "^define: " "" wb_define "${wb_define}")
     target_compile_definitions(mutant_${name} PRIVATE ${wb_define})

@@ -1,7 +1,8 @@
 # Chapter 18 needs NCCL, and runs one process per GPU under mpirun when MPI is found.
 # Included by CMakeLists.txt before the chapter's program is made: it sets WB_CHAPTER_SKIP (why
 # the chapter cannot be built here) or what the program needs (WB_CHAPTER_INCLUDES,
-# WB_CHAPTER_LIBRARIES, WB_CHAPTER_DEFINITIONS, WB_CHAPTER_TESTS).
+# WB_CHAPTER_LIBRARIES, WB_CHAPTER_DEFINITIONS, WB_CHAPTER_TESTS: shard_tests.cmake, and
+# mpi_tests.cmake where MPI is found).
 #
 # NCCL is found as a system install (nccl.h and libnccl), under NCCL_ROOT or NCCL_HOME (CMake
 # variable or environment), or in the layout of NVIDIA's Python wheel nvidia-nccl-cu13
@@ -35,10 +36,13 @@ configure again")
   return()
 endif()
 message(STATUS "chapter 18: NCCL ${NCCL_LIBRARY}")
-set(WB_CHAPTER_INCLUDES ${NCCL_INCLUDE_DIR})
+# Chapters 11's and 17's kernels come from headers in their directories (reduce_best.cuh,
+# single_pass.cuh), included, not copied.
+set(WB_CHAPTER_INCLUDES ${NCCL_INCLUDE_DIR} ${CMAKE_CURRENT_LIST_DIR}/../11-cub-and-beyond
+    ${CMAKE_CURRENT_LIST_DIR}/../17-scan-device-wide)
 set(WB_CHAPTER_LIBRARIES ${NCCL_LIBRARY})
 set(WB_CHAPTER_DEFINITIONS WB_WITH_MPI=0)
-set(WB_CHAPTER_TESTS "")
+set(WB_CHAPTER_TESTS ${CMAKE_CURRENT_LIST_DIR}/shard_tests.cmake)
 
 find_package(MPI COMPONENTS CXX QUIET)
 if(MPI_CXX_FOUND)
@@ -47,7 +51,7 @@ if(MPI_CXX_FOUND)
   list(APPEND WB_CHAPTER_LIBRARIES ${MPI_CXX_LIBRARIES})
   # The C interface only: the C++ bindings that some MPIs still ship do not compile cleanly.
   set(WB_CHAPTER_DEFINITIONS WB_WITH_MPI=1 OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
-  set(WB_CHAPTER_TESTS ${CMAKE_CURRENT_LIST_DIR}/mpi_tests.cmake)
+  list(APPEND WB_CHAPTER_TESTS ${CMAKE_CURRENT_LIST_DIR}/mpi_tests.cmake)
 else()
   message(STATUS "chapter 18: MPI not found: built for one process driving every GPU only")
 endif()

@@ -5,6 +5,7 @@ set(wb_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 WB_MPIE
     WB_MPI_PROCESSES=2 WB_MPI_PROGRAM=${bin})
 foreach(case
     "quick|mpi_odd|--variant all --n 1000003 --offset 1"
+    "quick|mpi_shards3|--variant all --n 1000003 --shards 3"
     "full|mpi_default_n|--variant all"
     "full|mpi_in_place|--variant scan_in_place --n 100000007")
   string(REPLACE "|" ";" parts "${case}")
