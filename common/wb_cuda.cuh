@@ -3,6 +3,7 @@
 /// and wb::Bench, which times, verifies and reports every kernel a chapter runs.
 #pragma once
 
+#include <cub/version.cuh>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -99,6 +100,24 @@ inline Json cuda_device_info(int ordinal) {
 
 /// Set before main: a program that includes this header answers --info with its device.
 inline const bool cuda_device_info_installed = (device_info = cuda_device_info, true);
+
+// CMake chose a CUB (cmake/cccl.cmake) and put its directory before the toolkit's; should the
+// compiler find another one first, the comparisons with CUB would be against the wrong library.
+#ifdef WB_CUB_VERSION
+static_assert(CUB_VERSION == WB_CUB_VERSION, "the CUB on the include path is not the one CMake chose (cmake/cccl.cmake)");
+#endif
+
+/// CUB_VERSION (MMMmmmpp) as "major.minor.subminor": 300500 -> "3.5.0".
+inline const char* cub_version_text() {
+  static char text[32];
+  if (!text[0])
+    std::snprintf(text, sizeof text, "%d.%d.%d", int(CUB_VERSION / 100000), int(CUB_VERSION / 100 % 1000),
+                  int(CUB_VERSION % 100));
+  return text;
+}
+
+/// Set before main: --info and the CUB rows name the CUB this program was compiled against.
+inline const bool cub_version_installed = (cub_version = cub_version_text(), true);
 
 /// Print a note: to stdout in human mode, to stderr with --csv (stdout then holds CSV only).
 inline void note(const Options& opt, const char* fmt, ...) {
@@ -520,7 +539,7 @@ class Bench {
     r.batch = c.batch;
     r.bytes = c.bytes > 0 ? c.bytes : bytes_per_element(spec_.op) * double(c.n);
     r.blocks_per_sm = c.blocks_per_sm;
-    r.config = c.config;
+    r.config = is_cub_row(c.kernel) && cub_version ? with_cub_version(c.config, cub_version) : c.config;
 
     // The expected output goes to the device once; every run is compared with it there, so
     // that a race that strikes once in a hundred runs is caught at any N.

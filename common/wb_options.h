@@ -360,6 +360,11 @@ inline Json no_device_info(int) { return Json(); }
 /// The function --info asks for "device" (see wb::DeviceInfo).
 inline DeviceInfo device_info = no_device_info;
 
+/// The CUB the program was compiled against, as "major.minor.subminor" (e.g. "3.5.0"), for
+/// --info's "cub" and the rows of CUB calls (wb::with_cub_version); null in a program that knows
+/// no CUDA. wb_cuda.cuh sets it from CUB_VERSION.
+inline const char* cub_version = nullptr;
+
 /// --info's name for a part of the course.
 inline const char* part_name(Part p) {
   switch (p) {
@@ -439,6 +444,7 @@ inline Json info_json(const Spec& s, const Json& device) {
   info.set("default_kernels", Json::texts(default_kernels(s)));
   if (!s.ceilings.copy.empty() || !s.ceilings.read.empty())
     info.set("ceilings", Json::object().set("copy", Json::texts(s.ceilings.copy)).set("read", Json::texts(s.ceilings.read)));
+  info.set("cub", cub_version ? Json::text(cub_version) : Json());
   info.set("device", device);
   return info;
 }

@@ -23,10 +23,23 @@ struct Row {
   double gbps = 0;            ///< bytes / 1e9 / median seconds
   double pct_theoretical = 0; ///< gbps as a percentage of the device's theoretical peak
   int blocks_per_sm = 0;      ///< resident blocks per SM from the occupancy API, 0 if unknown
-  std::string config;         ///< the tuning that produced the row ("key=value ..."), or empty
+  std::string config;         ///< the tuning that produced the row ("key=value ..."; a CUB row's
+                              ///< ends with cub=VERSION, see with_cub_version), or empty
   bool verified = false;      ///< every check of this kernel's output passed
   std::string note;           ///< free text for the human table only (e.g. "1.04x CUB")
 };
+
+/// Whether a row is a call of CUB's rather than a workbook kernel: its name starts with "cub_"
+/// or "cub::" (the rule the scripts share, scripts/wblib/summary.py's is_cub).
+inline bool is_cub_row(const std::string& kernel) {
+  return kernel.rfind("cub_", 0) == 0 || kernel.rfind("cub::", 0) == 0;
+}
+
+/// A CUB row's config with the CUB it called recorded ("cub=3.5.0", after any tuning it
+/// already names), so that a CSV says which CUB the workbook was compared against.
+inline std::string with_cub_version(const std::string& config, const std::string& version) {
+  return (config.empty() ? "" : config + " ") + "cub=" + version;
+}
 
 /// Median of a list of times (the mean of the two middle values for an even count).
 inline double median(std::vector<float> v) {

@@ -10,11 +10,12 @@ block, batch and variants; and every row name (kernels, default_kernels, ceiling
 literal of the chapter's .cu file outside the statements that fill its wb::Spec, so that a
 declared name is one the code really reports (skipped for a stand-in whose directory holds no
 .cu file, such as the tests' fake chapters). With CUDA_VISIBLE_DEVICES empty, "device" must be
-null and the program must still exit 0.
+null and the program must still exit 0. "cub" (the CUB the program was built with) is null or a
+version such as "3.5.0".
 
 Negative controls, on the output of the first chapter that passes: a broken JSON, a wrong slug, a
-variant list that disagrees and a row name found only in the Spec must each be reported, or the
-test fails.
+CUB version that is no version, a variant list that disagrees and a row name found only in the
+Spec must each be reported, or the test fails.
 Exit 0 all good, 1 a problem (each printed), 2 bad usage.
 """
 
@@ -25,7 +26,7 @@ import subprocess
 import sys
 
 KEYS = ["chapter", "slug", "idea", "part", "op", "bytes_per_element", "bytes", "flags", "block", "batch",
-        "variants", "default_kernels", "ceilings", "device"]
+        "variants", "default_kernels", "ceilings", "cub", "device"]
 PARTS = {"ceiling", "reduction", "scan", "multi-gpu"}
 BYTES = {"reduce": 4, "scan": 8}
 DEVICE_KEYS = ["ordinal", "name", "sm", "sms", "l2_bytes", "peak_gbps"]
@@ -102,6 +103,9 @@ def check_chapter(cid, slug, info_text, variants_text, source):
         for k in kernels:
             if literals is not None and k not in literals:
                 problems.append(f"{where}: '{k}' is no string literal of the source outside its Spec")
+    cub = info["cub"]
+    if cub is not None and not (isinstance(cub, str) and re.fullmatch(r"\d+\.\d+\.\d+", cub)):
+        problems.append(f"cub is {cub!r}, neither null nor a version such as 3.5.0")
     device = info["device"]
     if device is not None and (not isinstance(device, dict) or list(device) != DEVICE_KEYS):
         problems.append(f"device is neither null nor an object with keys {DEVICE_KEYS}")
@@ -143,6 +147,8 @@ def negative_controls(cid, slug, info_text, variants_text, source):
     controls = {
         "a broken JSON": (info_text[: len(info_text) // 2], variants_text, source),
         "a wrong slug": (info_text.replace(f'"slug": "{slug}"', f'"slug": "{slug}-x"'), variants_text, source),
+        "a CUB version that is no version": (re.sub(r'\n  "cub": [^\n]*,\n', '\n  "cub": "3.5",\n', info_text),
+                                             variants_text, source),
         "a variant list that disagrees": (info_text, variants_text + "extra\n", source),
         "a row name found only in the Spec": (
             info_text, variants_text,

@@ -40,6 +40,14 @@ set_tests_properties(host_wblib PROPERTIES LABELS host TIMEOUT 300)
 add_test(NAME figures_up_to_date COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/wb.py figures --check)
 set_tests_properties(figures_up_to_date PROPERTIES LABELS host)
 
+# Which CUB the chapters compile against (cmake/cccl.cmake): a newer CCCL is taken, an older one or
+# any under -DWB_CCCL=toolkit is not, the configured chapters put it first and expect it, and the
+# harness refuses to compile against another (tests/cccl_check.cmake, its negative controls in it).
+add_test(NAME host_cccl
+         COMMAND ${CMAKE_COMMAND} -DWB_SOURCE=${CMAKE_SOURCE_DIR} -DWB_WORK=${CMAKE_BINARY_DIR}/cccl-check
+                 -DWB_NVCC=${CMAKE_CUDA_COMPILER} -P ${WB_TESTS}/cccl_check.cmake)
+set_tests_properties(host_cccl PROPERTIES LABELS host TIMEOUT 300)
+
 # docs/results/chapters.json (what the render stages know of each chapter) is what the built
 # programs say with --info: regenerate with `python3 scripts/wb.py info --write`. A chapter not
 # built is reported as skipped; with none built the test is skipped (77).

@@ -264,6 +264,7 @@ static void test_info() {
       "  \"default_kernels\": [\n"
       "    \"reduce_warp\"\n"
       "  ],\n"
+      "  \"cub\": \"3.5.0\",\n"
       "  \"device\": {\n"
       "    \"ordinal\": 1,\n"
       "    \"name\": \"GPU \\\"X\\\"\",\n"
@@ -273,7 +274,10 @@ static void test_info() {
       "    \"peak_gbps\": 4916.736\n"
       "  }\n"
       "}";
+  // A program built with CUDA names its CUB (wb_cuda.cuh sets wb::cub_version); this one has none.
+  wb::cub_version = "3.5.0";
   const std::string got_full = wb::info_json(full_spec(), made_up_device()).dump();
+  wb::cub_version = nullptr;
   EXPECT(same_text(got_full, full));
   // Negative control: the comparison fails on a one-character difference (the min of --block).
   std::string wrong = full;
@@ -320,6 +324,7 @@ static void test_info() {
       "      \"read_b\"\n"
       "    ]\n"
       "  },\n"
+      "  \"cub\": null,\n"
       "  \"device\": null\n"
       "}";
   EXPECT(same_text(wb::info_json(bare, wb::Json()).dump(), none));
@@ -463,6 +468,16 @@ static void test_report() {
   EXPECT(csv_row(r).substr(csv_row(r).size() - 8) == ",FAIL,8,");
   r.config = "tile=256x32 a,b";  // a comma cannot split the column
   EXPECT(csv_row(r).substr(csv_row(r).size() - 23) == ",FAIL,8,tile=256x32 a;b");
+  // A CUB row records the CUB it called after its own tuning; the scripts read it back from there.
+  EXPECT(wb::is_cub_row("cub_device_reduce_sum") && wb::is_cub_row("cub::DeviceScan::InclusiveSum"));
+  EXPECT(!wb::is_cub_row("reduce_best") && !wb::is_cub_row("scan_cub_like") && !wb::is_cub_row("cubic"));
+  EXPECT(wb::with_cub_version("", "3.5.0") == "cub=3.5.0");
+  EXPECT(wb::with_cub_version("tile=256x32", "3.0.1") == "tile=256x32 cub=3.0.1");
+  wb::Row c = r;
+  c.kernel = "cub::DeviceScan::InclusiveSum";
+  c.config = wb::with_cub_version("", "3.5.0");
+  EXPECT(csv_row(c) == "05,cub::DeviceScan::InclusiveSum,1073741824,256,1,2.000000,1.500000,2147.5,50.0,FAIL,8,cub=3.5.0");
+  EXPECT(csv_row(c) != csv_row(r));  // negative control: the version is in the line
   EXPECT(wb::median({3, 1, 2}) == 2.0);
   EXPECT(wb::median({4, 1, 3, 2}) == 2.5);
   EXPECT(wb::describe_n(1024) == "1024 (2^10)");

@@ -1,4 +1,4 @@
-"""info: docs/results/chapters.json, every chapter's --info without its device.
+"""info: docs/results/chapters.json, every chapter's --info without its device and its CUB.
 
   python3 scripts/wb.py info [--bin-dir DIR]           print it, from the built programs
   python3 scripts/wb.py info --write [--bin-dir DIR]   write docs/results/chapters.json
@@ -52,8 +52,9 @@ def committed(root=ROOT):
 
 
 def from_programs(bin_dir, root=ROOT):
-    """({chapter: its --info without "device"} for every built chapter, [chapters not built],
-    [chapters whose --info failed])."""
+    """({chapter: its --info without "device" and "cub"} for every built chapter, [chapters not
+    built], [chapters whose --info failed]). Both are facts of the machine and the build (the CUB
+    found when it was configured), not of the chapter, so the committed file holds neither."""
     found, unbuilt, failed = {}, [], []
     for cid in common.chapter_dirs(root):
         binary = common.find_binary(cid, bin_dir, root)
@@ -65,6 +66,7 @@ def from_programs(bin_dir, root=ROOT):
             failed.append(cid)
             continue
         info.pop("device", None)
+        info.pop("cub", None)
         found[cid] = info
     return found, unbuilt, failed
 
