@@ -833,11 +833,66 @@ class SummaryPagesTest(unittest.TestCase):
         self.assertTrue(swapped.endswith("](docs/results/l4.svg)\n"), swapped)
         self.assertGreater(len(page.encode()), 3500)
 
+    def retag(self, tags):
+        """Rewrite h200.csv in the programs' current layout (blocks_per_sm and config columns):
+        tags maps a chapter to the config of its CUB rows; other rows get an empty config."""
+        path = os.path.join(self.root, "docs", "results", "h200.csv")
+        with open(os.path.join(HERE, "fixtures", "scripts", "h200.csv"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        out = [lines[0].replace(",verified,", ",verified,blocks_per_sm,config,")]
+        for line in lines[1:]:
+            f = line.split(",")
+            config = tags.get(f[0], "") if f[1].startswith("cub_") else ""
+            out.append(",".join(f[:10] + ["0", config] + f[10:]))
+        write(path, "\n".join(out) + "\n")
+
+    def test_blocks_name_the_cub_they_compare_against(self):
+        p11, p17 = "chapters/11-cub-and-beyond/README.md", "chapters/17-scan-device-wide/README.md"
+        # Rows that record no CUB (the CSVs written before the programs did) ran CUDA 13.0's.
+        self.render("h200")
+        self.assertIn("measured in the same run. vs CUB compares with CUB 3.0.1 (CUDA 13.0's).\n", self.block(p11, "results"))
+        self.assertIn("vs CUB compares with CUB 3.0.1 (CUDA 13.0's).\n", self.block("README.md", "summary"))
+        # Every CUB row names its CUB: every block says that one, and no other.
+        self.retag({"11": "cub=3.5.0", "17": "tile=1x1 cub=3.5.0"})
+        self.render("h200")
+        self.assertIn("measured in the same run. vs CUB compares with CUB 3.5.0.\n", self.block(p11, "results"))
+        self.assertIn("measured in the same run. vs CUB compares with CUB 3.5.0.\n", self.block(p17, "results"))
+        self.assertIn("(above 1: faster); vs CUB compares with CUB 3.5.0.\n", self.block("README.md", "summary"))
+        self.assertIn("the fastest verified call of CUB 3.5.0 and", self.block(p11, "sweep"))
+        with open(os.path.join(self.root, "docs", "results", "h200.md"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("\nThe CUB calls ran CUB 3.5.0, the CUB these programs were built with.\n", page)
+        self.assertIn("the fastest verified call of CUB 3.5.0 and", page)
+        self.assertNotIn("3.0.1", page + self.block("README.md", "summary") + self.block(p11, "results"))
+        # A chapter without CUB rows says nothing of which CUB.
+        self.assertNotIn("compares with", self.block("chapters/05-tree-sequential/README.md", "results"))
+        # Negative control: chapter 11's rows from another build; each block names its own, the
+        # README both, oldest first.
+        self.retag({"11": "", "17": "cub=3.5.0"})
+        self.render("h200")
+        self.assertIn("vs CUB compares with CUB 3.0.1 (CUDA 13.0's).\n", self.block(p11, "results"))
+        self.assertIn("vs CUB compares with CUB 3.5.0.\n", self.block(p17, "results"))
+        self.assertIn("vs CUB compares with CUB 3.0.1 (CUDA 13.0's) and CUB 3.5.0.\n", self.block("README.md", "summary"))
+
+    def test_cub_of_reads_the_config(self):
+        from wblib import summary
+        self.assertEqual(summary.cub_of("cub=3.5.0"), "CUB 3.5.0")
+        self.assertEqual(summary.cub_of("tile=256x32 cub=3.10.2"), "CUB 3.10.2")
+        # Negative controls: no version, or a key that only ends in "cub", is no recorded CUB.
+        for config in ("", None, "tile=256x32", "notcub=9.9.9", "cub="):
+            self.assertEqual(summary.cub_of(config), summary.UNRECORDED_CUB, config)
+        rows = [summary.Row("11", k, 1, 0, 0, 1.0, 1.0, 1.0, 1.0, True, "main", summary.cub_of(c) if c is not None else "")
+                for k, c in (("cub_a", "cub=3.10.0"), ("cub_b", "cub=3.5.0"), ("reduce_best", None), ("cub_c", "cub=3.5.0"))]
+        # Version order, not text order: 3.5.0 before 3.10.0; each once; "" without a CUB call.
+        self.assertEqual(summary.cub_label(rows), "CUB 3.5.0 and CUB 3.10.0")
+        self.assertEqual(summary.cub_label(rows[2:3]), "")
+
 
 README_TWO_GPUS = """\
 Each chapter's step (else its fastest verified kernel) on the NVIDIA H200, measured on 2026-11-22 at N = 2^30. \
 % of ceiling is against chapter 00's read-only ceiling for a reduction, its copy ceiling for a scan; vs previous and \
-vs CUB are the previous chapter's and CUB's time over this one's (above 1: faster).
+vs CUB are the previous chapter's and CUB's time over this one's (above 1: faster); vs CUB compares with CUB 3.0.1 \
+(CUDA 13.0's).
 
 | chapter | kernel | median ms | GB/s | % of ceiling | vs previous | vs CUB |
 | --- | --- | ---: | ---: | ---: | ---: | ---: |

@@ -39,7 +39,10 @@ Definitions used throughout render:
   vs first    the same against the part's first chapter in the CSV
   vs CUB      the chapter's fastest CUB time / its best time (above 1: faster than CUB)
   across N    a chapter's verified rows outside its main run (none: its main rows), where at
-              two or more N they hold both a CUB call and a workbook kernel"""
+              two or more N they hold both a CUB call and a workbook kernel
+  which CUB   a CUB row's config ends with cub=VERSION, the CUB its program was built with
+              (common/wb_report.h); the blocks and pages name it beside "vs CUB". Rows written
+              before the programs recorded it name none: they ran UNRECORDED_CUB"""
 
 import collections
 import csv
@@ -80,6 +83,9 @@ CHAPTER_COLUMNS = ["chapter", "kernel", "n", "block", "batch", "median_ms", "min
 RUN_COLUMNS = ["run", "device", "peak_gbps"]
 # What render needs of a CSV: a chapter's first ten columns (older CSVs lack the last two).
 REQUIRED = CHAPTER_COLUMNS[:10]
+# The CUB of a CUB row that does not name one: the results CSVs written before the programs
+# recorded it were all built with CUDA 13.0, whose CUB_VERSION is 300001.
+UNRECORDED_CUB = "CUB 3.0.1 (CUDA 13.0's)"
 
 
 def say(message):
@@ -207,7 +213,8 @@ def run_chapter(cid, binary, args, log, extra):
 
 # ---- render: reading -----------------------------------------------------------------------
 
-Row = collections.namedtuple("Row", "ch kn n blk bat med mn gb pc ok run")
+# cub: for a CUB call, the CUB it ran (cub_of); "" for a workbook kernel.
+Row = collections.namedtuple("Row", "ch kn n blk bat med mn gb pc ok run cub")
 Standing = collections.namedtuple("Standing", "row prev vs_prev first vs_first cub vs_cub ceiling")
 
 
@@ -242,8 +249,24 @@ def read_rows(path):
             continue
         rows.append(Row(r["chapter"], r["kernel"], number(r["n"]), r["block"], r["batch"],
                         float(number(r["median_ms"])), float(number(r["min_ms"])), float(number(r["gbps"])),
-                        float(number(r["pct_theoretical"])), r["verified"] == "PASS", r.get("run") or "main"))
+                        float(number(r["pct_theoretical"])), r["verified"] == "PASS", r.get("run") or "main",
+                        cub_of(r.get("config")) if is_cub(r["kernel"]) else ""))
     return rows
+
+
+def cub_of(config):
+    """The CUB a CUB row ran, from its config ("tile=... cub=3.5.0" -> "CUB 3.5.0"); for a row
+    that names none (an older CSV, or no config column), UNRECORDED_CUB."""
+    m = re.search(r"(?:^| )cub=([0-9][0-9.]*)(?: |$)", config or "")
+    return f"CUB {m.group(1)}" if m else UNRECORDED_CUB
+
+
+def cub_label(rows):
+    """Which CUB some rows compare against: every CUB their CUB calls ran, oldest first, joined
+    with " and " ("CUB 3.5.0"); "" when none of them is a CUB call."""
+    def version(label):
+        return [int(x) for x in re.findall(r"\d+", label.split(" (")[0])]
+    return " and ".join(sorted({r.cub for r in rows if r.cub}, key=version))
 
 
 def first_value(records, column):
@@ -299,7 +322,8 @@ def log2(n):
 class Sweep:
     """A chapter's across-N rows: per N the fastest CUB call (cub) and the fastest workbook
     kernel (ours); per (kernel, N) its fastest row (krow); the Ns sorted (ns); the workbook
-    kernels in first-seen order (kernels); both, the number of Ns with a CUB call and ours."""
+    kernels in first-seen order (kernels); both, the number of Ns with a CUB call and ours;
+    cub_label, the CUB those calls ran."""
 
     def __init__(self, rows):
         self.cub, self.ours, self.krow, ns, self.kernels = {}, {}, {}, [], []
@@ -319,6 +343,7 @@ class Sweep:
         self.ns = sorted(ns)
         self.both = sum(1 for x in self.ns if x in self.cub and x in self.ours)
         self.names = ", ".join(f"`{k}`" for k in self.kernels)
+        self.cub_label = cub_label(self.cub.values())  # the CUB of the calls the table shows
 
 
 class Results:
@@ -327,6 +352,7 @@ class Results:
     def __init__(self, rows, records, base, facts, steps):
         self.rows, self.base, self.facts = rows, base, facts
         self.chs = sorted({r.ch for r in rows}, key=int)
+        self.cub_label = cub_label(rows)  # the CUB of every CUB call in the CSV
         count = collections.Counter(r.n for r in rows if r.run == "main")
         # The most common N of the main rows, the larger on a tie.
         self.main_n = max(count, key=lambda x: (count[x], x)) if count else 0
@@ -526,6 +552,8 @@ def chapter_block(res, c, date, pagerel, open_block=True):
         what = f"% of ceiling is against chapter {cc}'s copy ceiling, {f1(res.copy_ceil)} GB/s, measured in the same run."
     else:
         what = f"% of ceiling is against chapter {cc}'s read-only ceiling, {f1(res.read_ceil)} GB/s, measured in the same run."
+    if with_cub:
+        what += f" vs CUB compares with {cub_label(r for r in res.rows if r.ch == c and r.run == 'main')}."
     out = [f"Measured on the {dev} on {date} at N = {pow2(res.main_n)} by `scripts/summary.sh`. {what}", "",
            "| kernel | n | block | batch | median ms | GB/s | % of peak | % of ceiling |" + (" vs CUB |" if with_cub else ""),
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if with_cub else "")]
@@ -566,15 +594,17 @@ def results_page(res, date, uprel, slugs):
             "Each chapter's line is the step it teaches where scripts/steps.txt names one, else its fastest verified kernel (CUB",
             f"not counted); \"vs previous\" and \"{vs_first_label(facts)}\" are",
             f"speedups over the previous chapter of the same part and over its first chapter ({red} for reductions,",
-            f"{scan} for scans); \"vs CUB\" is CUB's time over ours, so above 1 means faster than CUB.",
-            "", f"![Best GB/s per chapter on the {dev}]({base}.svg)", "", "## Best kernel per chapter", ""]
+            f"{scan} for scans); \"vs CUB\" is CUB's time over ours, so above 1 means faster than CUB."]
+    if res.cub_label:
+        out.append(f"The CUB calls ran {res.cub_label}, the CUB these programs were built with.")
+    out += ["", f"![Best GB/s per chapter on the {dev}]({base}.svg)", "", "## Best kernel per chapter", ""]
     out += best_table(res, uprel, slugs)
     if res.alone:
         out += ["", "## Each change alone", ""] + alone_table(res, uprel, slugs)
     out += ["", "## Every kernel", ""] + all_table(res)
     for c, sweep in res.sweeps.items():
         out += ["", f"## Chapter {c}: CUB against the workbook across N", "",
-                f"From the sweep of {chapter_link(c, uprel, slugs)}: the fastest verified CUB call and the fastest "
+                f"From the sweep of {chapter_link(c, uprel, slugs)}: the fastest verified call of {sweep.cub_label} and the fastest "
                 f"verified workbook kernel ({sweep.names}) at each N.", "",
                 f"![CUB's time over ours against N, chapter {c}]({base}-chapter{c}-across-n.svg)", ""]
         out += sweep_table(sweep)
@@ -595,7 +625,8 @@ def readme_table(res, date, slugs):
     dev, cc = xml(res.device), res.ceiling_ch
     out = [f"Each chapter's step (else its fastest verified kernel) on the {dev}, measured on {date} at N = {pow2(res.main_n)}. "
            f"% of ceiling is against chapter {cc}'s read-only ceiling for a reduction, its copy ceiling for a scan; "
-           "vs previous and vs CUB are the previous chapter's and CUB's time over this one's (above 1: faster).", "",
+           "vs previous and vs CUB are the previous chapter's and CUB's time over this one's (above 1: faster)"
+           + (f"; vs CUB compares with {res.cub_label}." if res.cub_label else "."), "",
            "| chapter | kernel | median ms | GB/s | % of ceiling | vs previous | vs CUB |",
            "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for c in res.chs:
@@ -627,7 +658,7 @@ def sweep_block(res, c, date, pagerel):
     """The across-N block of chapter c's page."""
     dev, sweep = xml(res.device), res.sweeps[c]
     out = [f"CUB against the workbook across N on the {dev}, measured on {date} with L2 flushed before each timed run:",
-           f"the fastest verified CUB call and the fastest verified workbook kernel ({sweep.names}) at each N.", "",
+           f"the fastest verified call of {sweep.cub_label} and the fastest verified workbook kernel ({sweep.names}) at each N.", "",
            f"![CUB's time over ours against N on the {dev}]({pagerel}{res.base}-chapter{c}-across-n.svg)", ""]
     out += sweep_table(sweep)
     out += ["", "Above 1 in the last column, and above the line marked \"tie\" in the chart, the workbook's kernel is faster."]
