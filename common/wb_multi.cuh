@@ -64,8 +64,9 @@ inline void add_multi_gpu_flags(Spec& spec) {
        "                (default S = G); on one GPU, S > 1 runs the carries and the collectives\n"});
   spec.harness_flags.push_back(
       {"--no-gate", "", 0, 0,
-       "  --no-gate     queue each GPU's work without the gate (see the page: initcheck), so the\n"
-       "                GPUs start as their work is queued and each run is timed per GPU\n"});
+       "  --no-gate     queue each GPU's work without the gate, which cannot open under\n"
+       "                compute-sanitizer's initcheck, racecheck and synccheck: the GPUs then start\n"
+       "                as their work is queued\n"});
 }
 
 /// Whether this process was started by mpirun (Open MPI, MPICH, Slurm and PMIx set these).
@@ -113,9 +114,9 @@ constexpr unsigned long long kGateTimeoutNs = 2000000000ull;
 /// work is queued behind this kernel, so that all start together once the host has queued
 /// everything and opens the gate with one store. Should the host ever wait for a GPU while
 /// queuing (a library call that synchronizes, or a tool that makes every launch wait for its
-/// kernel, as compute-sanitizer's initcheck does), the gate would never open: after
-/// kGateTimeoutNs it opens by itself and sets gate[1], and the host reports that the run
-/// could not be timed (exit 3).
+/// kernel, as compute-sanitizer's initcheck, racecheck and synccheck do), the gate would never
+/// open: after kGateTimeoutNs it opens by itself and sets gate[1], and the host reports that
+/// the run could not be timed (exit 3). Under those tools, run with --no-gate.
 __global__ void wait_for_gate(int* gate) {
   cuda::atomic_ref<int, cuda::thread_scope_system> open(gate[0]), timed_out(gate[1]);
   unsigned long long start = 0, now = 0;
@@ -299,16 +300,18 @@ class Multi {
       }
     }
     reference_ = make_reference(starts_, opt_.seed);
+    // Each GPU's values: what it sends (slots), what the all-gather and the all-reduce receive.
+    const size_t sent = size_t(slots_), gathered = size_t(slots_ * gpus_);
     std::vector<DeviceBuffer<int>> scratch;
     for (Gpu& g : gpus_here_) {
       WB_CHECK(cudaSetDevice(g.device));
-      scratch.emplace_back(size_t(slots_ * gpus_) + 1, "the first collectives' values");
-      WB_CHECK(cudaMemsetAsync(scratch.back().get(), 0, sizeof(int) * size_t(slots_ * gpus_ + 1), g.stream));
+      scratch.emplace_back(sent + gathered + sent, "the first collectives' values");
+      WB_CHECK(cudaMemsetAsync(scratch.back().get(), 0, sizeof(int) * scratch.back().size(), g.stream));
     }
     group([&](const Gpu& g) {
       int* values = scratch[size_t(g.local)].get();
-      WB_NCCL_CHECK(ncclAllReduce(values, values + 1, 1, ncclUint32, ncclSum, g.comm, g.stream));
-      WB_NCCL_CHECK(ncclAllGather(values, values + 1, size_t(slots_), ncclInt32, g.comm, g.stream));
+      WB_NCCL_CHECK(ncclAllGather(values, values + sent, sent, ncclInt32, g.comm, g.stream));
+      WB_NCCL_CHECK(ncclAllReduce(values, values + sent + gathered, sent, ncclUint32, ncclSum, g.comm, g.stream));
     });
     each_gpu([](const Gpu& g) { WB_CHECK(cudaStreamSynchronize(g.stream)); });
   }
@@ -333,6 +336,7 @@ class Multi {
     note(opt_, "\n");
   }
 
+  // [timing]
   /// Run `steps` once on every shard of this process (or on shard 0 alone: `only_first`), all
   /// GPUs starting together behind the gate; `prepare` runs first for each shard, untimed
   /// (poison the output, or remake an input that the last run overwrote), then, for a `timed`
@@ -372,11 +376,13 @@ class Multi {
     if (!team_.all(gate_[1] == 0)) {
       // Not a wrong result (exit 1): the run could not be timed as it was meant to be.
       std::fprintf(stderr, "error: a gate opened by itself after %.0f s: the host waited for a GPU while queuing a run "
-                           "(under initcheck, run with --no-gate)\n", kGateTimeoutNs / 1e9);
+                           "(under compute-sanitizer's initcheck, racecheck or synccheck, run with --no-gate)\n",
+                   kGateTimeoutNs / 1e9);
       team_.exit(3);
     }
     return team_.max(last);
   }
+  // [timing]
 
   /// A check of one run, given what the run was ("first run", "timed run 3"): true if right.
   using Check = std::function<bool(const std::string& when)>;

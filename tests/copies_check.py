@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/copies_check.py: code copied from one chapter to another on purpose stays equal.
 
-Each chapter is one self-contained .cu file, so helpers (warp and block sums, tile loads and
+Each chapter is one self-contained .cu file (with, for chapters 11 and 17, a header beside it that a
+later chapter includes instead of copying), so helpers (warp and block sums, tile loads and
 stores, launchers, the look-back) are copied from chapter to chapter on purpose: the diff between
 neighbours is the lesson. A copy that drifts by accident is a bug nobody sees. COPIES below lists
 every such copy: the copy's file and region, the file and region it was copied from, and, where a
@@ -186,36 +187,63 @@ def program_path(root, spec):
     return pages.program(root, dirs[0]) if dirs else f"chapters/{spec}-?/ (no such chapter)"
 
 
-def region_text(root, spec, region):
-    """(text, None) for `region` of the file `spec`, or (None, why it cannot be read)."""
+def files_of(root, spec):
+    """The files where a table entry's regions may lie: a chapter's program, then the headers
+    beside it (.cuh, .h), which it includes; a path names one file."""
     path = program_path(root, spec)
-    full = os.path.join(root, path)
-    if not os.path.isfile(full):
+    if "/" in spec:
+        return [path]
+    folder = os.path.dirname(path)
+    full = os.path.join(root, folder)
+    headers = sorted(n for n in os.listdir(full) if n.endswith((".cuh", ".h"))) if os.path.isdir(full) else []
+    return [path] + [f"{folder}/{n}" for n in headers]
+
+
+def region_text(root, spec, region):
+    """(text, None) for `region` of the file `spec` (a chapter: its program or a header beside
+    it, wherever the region is, but in one of them only), or (None, why it cannot be read)."""
+    files = files_of(root, spec)
+    path = files[0]
+    if not os.path.isfile(os.path.join(root, path)):
         return None, f"{path}: no such file"
     m = re.fullmatch(r"\[([A-Za-z0-9_]+)\]", region)
-    if m:
-        # The pages' own reader; it also says on stderr why it failed.
-        code = pages.code_region(root, os.path.basename(path), m.group(1))
-        if code is None:
-            return None, f"{path}: no region // [{m.group(1)}] ... // [{m.group(1)}]"
-        return "\n".join(code[1:-1]) + "\n", None
-    with open(full, encoding="utf-8") as f:
-        text = f.read()
-    code = blank_comments(text, strings_too=True)
     kind, _, name = region.rpartition(" ")
-    if kind in ("struct", "class"):
-        spans, what = find_aggregates(code, kind, name), f"no {kind} {name}"
-    elif kind == "decl":
-        spans, what = find_declarations(code, name), f"no file-level constexpr or using {name}"
-    elif kind == "":
-        spans, what = find_functions(code, name), f"no definition of the function {name}"
-    else:
+    if not m and kind not in ("struct", "class", "decl", ""):
         return None, f"{path}: cannot read a region named {region!r}"
-    if not spans:
-        return None, f"{path}: {what}"
+    found = []  # (file, text, spans)
+    for f in files:
+        with open(os.path.join(root, f), encoding="utf-8") as handle:
+            text = handle.read()
+        if m:
+            marker = f"// [{m.group(1)}]"
+            if marker in text:
+                # The pages' own reader; it also says on stderr why it failed.
+                code = pages.code_region(root, os.path.basename(f), m.group(1))
+                if code is None:
+                    return None, f"{f}: no region // [{m.group(1)}] ... // [{m.group(1)}]"
+                found.append((f, "\n".join(code[1:-1]) + "\n", None))
+            continue
+        code = blank_comments(text, strings_too=True)
+        if kind in ("struct", "class"):
+            spans = find_aggregates(code, kind, name)
+        elif kind == "decl":
+            spans = find_declarations(code, name)
+        else:
+            spans = find_functions(code, name)
+        if spans:
+            found.append((f, text, spans))
+    if not found:
+        what = {"struct": f"no {kind} {name}", "class": f"no {kind} {name}",
+                "decl": f"no file-level constexpr or using {name}", "": f"no definition of the function {name}"}
+        return None, f"{path}: " + (f"no region // [{m.group(1)}] ... // [{m.group(1)}]" if m else what[kind])
+    if len(found) > 1:
+        return None, f"{path}: {region} is in {' and '.join(f for f, _, _ in found)}; the table needs one"
+    f, text, spans = found[0]
+    if spans is None:
+        return text, None
     if len(spans) > 1:
         lines = ", ".join(str(text.count("\n", 0, s) + 1) for s, _ in spans)
-        return None, f"{path}: {region} is defined {len(spans)} times (lines {lines}); the table needs one"
+        return None, f"{f}: {region} is defined {len(spans)} times (lines {lines}); the table needs one"
     start, end = spans[0]
     return text[start:end] + "\n", None
 
@@ -473,159 +501,11 @@ COPIES = [
     C("17", "stage_bytes", "16"),
     C("17", "sizes_to_run", "11"),
     C("17", "versus_cub", "11"),
-    # ---- chapter 18: its input, chapter 11's sum, chapter 17's single pass ----
-    C("18", "mix64", "common/wb_reference.h",
-      allowed=["- inline uint64_t mix64(uint64_t z) {", "+ __device__ uint64_t mix64(uint64_t z) {"],
-      reason="The host's hash, compiled for the device, where the shards are made.",
-      said_in=("chapters/18-multi-gpu/multi_gpu.cu", "splitmix64's finaliser, as wb::mix64 on the host.")),
-    C("18", "decl kChunk", "11"),
-    C("18", "struct AlignedSplit", "11"),
-    C("18", "split_aligned", "11"),
-    C("18", "struct Plan", "11"),
-    C("18", "struct GridTotal", "11"),
-    C("18", "reduce_best", "11",
-      allowed=["+ __shared__ int warp_totals[kWarp];",
-               "- total = block_sum(total);",
-               "+ total = block_sum(total, warp_totals);"],
-      reason="Chapter 11's reduce_best calls chapter 17's block_sum: one name, one contract.",
-      said_in=(R18, "Chapter 11's `reduce_best` now calls chapter 17's `block_sum`")),
-    C("18", "plan_best", "11",
-      allowed=["- Plan plan_best(const int* in, int64_t n, int block, int batch, int64_t max_blocks) {",
-               "+ Plan plan_best(const int* in, int64_t n, int64_t max_blocks) {",
-               "- const int64_t tiles = wb::ceil_div(vectors, int64_t(block) * batch);",
-               "+ const int64_t tiles = wb::ceil_div(vectors, int64_t(kSumBlock) * kSumBatch);"],
-      reason="The sum's block and K are fixed at chapter 11's tuning.",
-      said_in=("chapters/18-multi-gpu/multi_gpu.cu", "Threads per block of the sum (chapter 11's tuning).")),
-    C("18", "decl kBlock", "17"),
-    C("18", "decl kBatch", "17"),
-    C("18", "decl kMaxBatch", "17"),
-    C("18", "decl kPatientFirstLookNs", "17"),
-    C("18", "decl kPatientPollNs", "17"),
-    C("18", "decl kEagerFirstLookNs", "17"),
-    C("18", "decl kEagerPollNs", "17"),
-    C("18", "decl kWindow", "17"),
-    C("18", "decl kSmallInputTiles", "17"),
-    C("18", "decl kSmallInputBatch", "17"),
-    C("18", "warp_inclusive_scan", "17"),
-    C("18", "warp_sum_to_all", "17"),
-    C("18", "block_sum", "17"),
-    C("18", "block_exclusive_prefix", "17"),
-    C("18", "stage_ints_per_warp", "17"),
-    C("18", "load_tile", "17"),
-    C("18", "store_tile", "17"),
-    C("18", "thread_scan", "17"),
-    C("18", "tile_count", "17"),
-    C("18", "decl TileStatus", "17"),
-    C("18", "decl kAggregate", "17"),
-    C("18", "decl kPrefix", "17"),
-    C("18", "decl kLastEpoch", "17"),
-    C("18", "struct LookBackArgs", "17",
-      allowed=["+ const int* shard_totals;", "+ int shard;"],
-      reason="Tile 0 starts from the carry of the shards before its own, so the launch needs the shard totals.",
-      said_in=("chapters/18-multi-gpu/multi_gpu.cu", "starts from the carry of the shards before it instead of from zero")),
-    C("18", "status_word", "17"),
-    C("18", "is_current", "17"),
-    C("18", "flag_of", "17"),
-    C("18", "value_of", "17"),
-    C("18", "publish", "17"),
-    C("18", "observe", "17"),
-    C("18", "look_back", "17",
-      allowed=["- if (tile == 0) return 0;", "+ if (tile == 0) return shard_carry(a);"],
-      reason="Tile 0's carry is the shard's carry, not zero.",
-      said_in=(R18, "and `look_back` returns the carry for it")),
-    C("18", "scan_single_pass", "17",
-      allowed=["- publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate, tile_total);",
-               "+ if (threadIdx.x == 0) publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate, "
-               "tile == 0 ? shard_carry(a) + tile_total : tile_total);"],
-      reason="Tile 0 publishes the shard's carry plus its total as its inclusive prefix.",
-      said_in=(R18, "it publishes `carry + tile_total` as its inclusive prefix")),
-    C("18", "stage_bytes", "17"),
-    C("18", "tiles_for", "17"),
-    C("18", "struct ScanPolicy", "17",
-      allowed=["- bool clear_statuses = true;",
-               "- char text[160];",
-               "- std::snprintf(text, sizeof text, \"tile=%dx%d window=%d first_look_ns=%u poll_ns=%u statuses=%s\", "
-               "block, batch, kWindow, first_look_ns, poll_ns, clear_statuses ? \"cleared\" : \"epochs\");",
-               "+ char text[128];",
-               "+ std::snprintf(text, sizeof text, \"tile=%dx%d window=%d first_look_ns=%u poll_ns=%u\", "
-               "block, batch, kWindow, first_look_ns, poll_ns);"],
-      reason="The memset option is gone (every launch uses epochs), and with it the statuses field.",
-      said_in=(R18, "its memset option is gone: every launch uses epochs")),
-    C("18", "choose_policy", "17",
-      allowed=["- ScanPolicy p = plain_policy(opt);",
-               "- p.clear_statuses = false;",
-               "+ ScanPolicy p;",
-               "+ p.block = opt.block;",
-               "+ p.batch = opt.batch;",
-               "- const int per_sm = wb::blocks_per_sm(tile_kernels(p.batch, p.block).single_pass, p.block, "
-               "stage_bytes(p.block, p.batch));",
-               "+ const int per_sm = wb::blocks_per_sm(scan_kernel(p.batch, p.block), p.block, "
-               "stage_bytes(p.block, p.batch));"],
-      reason="No memset option, so no plain policy to start from; the single pass is the only tile kernel.",
-      said_in=(R18, "its memset option is gone: every launch uses epochs")),
-    C("18", "class SinglePass", "17",
-      allowed=["- clear(max_tiles);",
-               "+ WB_CHECK(cudaMemset(words_.get(), 0, sizeof(TileStatus) * size_t(max_tiles + 1)));",
-               "- void launch(const ScanPolicy& policy, const TileKernels& kernel, const int* in, int64_t n, int* out) {",
-               "+ void launch(const ScanPolicy& policy, ScanKernel kernel, const int* in, int64_t n, int* out, "
-               "const int* shard_totals, int shard, cudaStream_t stream) {",
-               "+ if (tiles == 0) return;",
-               "- clear(max_tiles_);",
-               "+ WB_CHECK(cudaMemsetAsync(words_.get(), 0, sizeof(TileStatus) * size_t(max_tiles_ + 1), stream));",
-               "+ counter_ = 0;",
-               "- if (policy.clear_statuses) clear(tiles);",
-               "- const LookBackArgs a{counter(), counter_, statuses(), epoch_, policy.first_look_ns, policy.poll_ns};",
-               "- kernel.single_pass<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch)>>>"
-               "(in, n, out, a);",
-               "+ const LookBackArgs a{words_.get(), counter_, words_.get() + 1, epoch_, policy.first_look_ns, "
-               "policy.poll_ns, shard_totals, shard};",
-               "+ kernel<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch), stream>>>"
-               "(in, n, out, a);",
-               "- void clear(int64_t tiles) {",
-               "- WB_CHECK(cudaMemsetAsync(words_.get(), 0, sizeof(TileStatus) * size_t(tiles + 1)));",
-               "- counter_ = 0;",
-               "- }",
-               "- unsigned long long* counter() {",
-               "- return words_.get();",
-               "- }",
-               "- TileStatus* statuses() {",
-               "- return words_.get() + 1;",
-               "- }"],
-      reason="SinglePass takes the stream and the shard's carry, an empty shard launches nothing, and "
-             "without the memset option its clear() and accessors are written in place.",
-      said_in=(R18, "takes the stream as an argument, and its memset option is gone")),
 ]
 
 # Differences nobody meant. Each is printed as a warning; when one is fixed (or changes), the check
 # fails until this list says so.
-STRESS_NOTE = ("chapter 17's stress-build hooks (empty outside -DWB_STRESS=ON) came after this copy; "
-               "the page names only the carry as a change")
-EXPECTED_DRIFT = [
-    Drift("18", "reduce_best",
-          ["- template <int K> __global__ void __launch_bounds__(kMaxBlock, 1) reduce_best(const int* __restrict__ in, "
-           "int64_t n, Plan plan, GridTotal* grid_total, int* sum) {",
-           "+ template <int K> __global__ void __launch_bounds__(1024, 1) reduce_best(const int* __restrict__ in, "
-           "int64_t n, Plan plan, GridTotal* grid_total, int* sum) {"],
-          "the launch bound is the literal 1024 where chapter 11 names kMaxBlock (the same value)"),
-    Drift("18", "look_back",
-          ["- stress_count(kStressTiles);",
-           "- if (waiting != 0) {",
-           "- stress_count(kStressWaits);",
-           "- __nanosleep(a.poll_ns);",
-           "- }",
-           "+ if (waiting != 0) __nanosleep(a.poll_ns);",
-           "- stress_count(kStressChained, prefixes ? kWarp - 1 - from : kWarp);",
-           "- stress_count(kStressWalks);",
-           "- if (lane == 0) {",
-           "- stress_delay(a, tile, kPrefix);",
-           "- publish(&a.statuses[tile], a.epoch, kPrefix, exclusive + aggregate);",
-           "- }",
-           "+ if (lane == 0) publish(&a.statuses[tile], a.epoch, kPrefix, exclusive + aggregate);"],
-          STRESS_NOTE),
-    Drift("18", "scan_single_pass",
-          ["- if (threadIdx.x == 0) {", "- stress_delay(a, tile, kAggregate);", "- }"],
-          STRESS_NOTE),
-]
+EXPECTED_DRIFT = []
 
 
 # ---- the self-test ------------------------------------------------------------------------
@@ -743,21 +623,21 @@ def self_test():
         # This repository's chapters, as they are and made to break in three ways.
         repo = os.path.dirname(HERE)
         real = [
-            ("the chapters as they are pass", [], 0, "ok: 18 load_tile <- 17"),
-            ("chapter 18's load_tile altered fails",
-             [("chapters/18-multi-gpu/multi_gpu.cu", "lane * K + lane * K / kWarp;\n#pragma unroll\n  for (int i = 0; i < K; ++i) items",
+            ("the chapters as they are pass (regions in the headers beside a program too)", [], 0,
+             "ok: 17 warp_inclusive_scan <- 16"),
+            ("chapter 17's load_tile altered in its header fails",
+             [("chapters/17-scan-device-wide/single_pass.cuh",
+               "lane * K + lane * K / kWarp;\n#pragma unroll\n  for (int i = 0; i < K; ++i) items",
                "lane * K;\n#pragma unroll\n  for (int i = 0; i < K; ++i) items")],
-             1, "FAIL: 18 load_tile <- 17 differs"),
-            ("chapter 18's SinglePass losing chapter 17's cudaDeviceSynchronize again fails",
-             [("chapters/18-multi-gpu/multi_gpu.cu",
-               "WB_CHECK(cudaMemset(words_.get(), 0, sizeof(TileStatus) * size_t(max_tiles + 1)));\n"
-               "    WB_CHECK(cudaDeviceSynchronize());",
-               "WB_CHECK(cudaMemset(words_.get(), 0, sizeof(TileStatus) * size_t(max_tiles + 1)));")],
-             1, "FAIL: 18 class SinglePass <- 17 differs"),
-            ("chapter 17's store_tile renamed fails: its copies cannot be found",
-             [("chapters/17-scan-device-wide/scan_device_wide.cu", "__device__ void store_tile(",
-               "__device__ void store_tile_renamed(")],
-             2, "no definition of the function store_tile"),
+             1, "FAIL: 17 [transpose] <- 16 differs"),
+            ("chapter 17's warp_inclusive_scan renamed in its header fails: it cannot be found",
+             [("chapters/17-scan-device-wide/single_pass.cuh", "__device__ int warp_inclusive_scan(",
+               "__device__ int warp_inclusive_scan_renamed(")],
+             1, "no definition of the function warp_inclusive_scan"),
+            ("a function both in a program and in the header beside it fails",
+             [("chapters/11-cub-and-beyond/cub_and_beyond.cu", "/// The smallest N of `--variant sweep`.",
+               "__device__ int warp_sum(int v) { return v; }\n/// The smallest N of `--variant sweep`.")],
+             1, "warp_sum is in chapters/11-cub-and-beyond/cub_and_beyond.cu and"),
         ]
         for n, (name, edits, want, want_text) in enumerate(real):
             root = os.path.join(tmp, f"real{n}")

@@ -142,14 +142,43 @@ def hunk_heading(new, plus_range):
     return "@@"
 
 
+INCLUDE = re.compile(r'[ \t]*#include "([^"/]+)"')
+
+
+def included(root, cu):
+    """The names of the files a program includes with `#include "NAME"`, in its order."""
+    path = os.path.join(root, cu)
+    lines = read_lines(path) if cu and os.path.isfile(path) else []
+    return [m.group(1) for m in map(INCLUDE.match, lines) if m]
+
+
+def with_own_headers(root, cu, shared=()):
+    """A program's lines with each `#include "NAME"` of a header beside it (in its chapter's
+    directory) replaced by that header's lines, its `#pragma once` left out, so that a chapter
+    whose code moved into a header still reads as one program; headers named in `shared`, which
+    the other program of the diff includes too, stay include lines: their code is the same on
+    both sides."""
+    out = []
+    for line in read_lines(os.path.join(root, cu)) if cu else []:
+        m = INCLUDE.match(line)
+        header = os.path.join(root, os.path.dirname(cu), m.group(1)) if m else ""
+        if m and m.group(1) not in shared and os.path.isfile(header):
+            out += [h for h in read_lines(header) if h.strip() != "#pragma once"]
+        else:
+            out.append(line)
+    return out
+
+
 def diff_block(root, prev, cur):
     """The lines between a chapter's diff markers: the unified diff of the two programs' code
-    (comments left out). Where exactly one kernel disappears and one appears, sharing their
+    (comments left out), each with the headers beside it in its place (with_own_headers) but
+    those that both include. Where exactly one kernel disappears and one appears, sharing their
     first word (reduce, scan), the old kernel's name is renamed to the new one in the old
     program first, so that a renamed kernel and its launcher do not ripple through the diff;
     a note says so."""
-    prev_lines = read_lines(os.path.join(root, prev)) if prev else []
-    cur_lines = read_lines(os.path.join(root, cur))
+    shared = set(included(root, prev)) & set(included(root, cur))
+    prev_lines = with_own_headers(root, prev, shared)
+    cur_lines = with_own_headers(root, cur, shared)
     old, new = strip_comments(prev_lines), strip_comments(cur_lines)
     old_k, new_k = kernels(prev_lines), kernels(cur_lines)
     gone, came = sorted(old_k - new_k), sorted(new_k - old_k)

@@ -3,7 +3,8 @@
 
 Each exercise that changes a chapter's program is one entry of EDITS below: the file and a list
 of (text, replacement, times) edits, the text being what the chapter page tells the reader to
-find. The script reads the file as it is in the working tree, makes the edits, and writes the
+find; an edit of another file (the header beside a program, chapter 17's single_pass.cuh) names
+it first: (file, text, replacement, times). The script reads the file as it is in the working tree, makes the edits, and writes the
 unified diff beside itself, for `git apply` from the repository root (run.sh applies them).
 An edit whose text is not found exactly `times` times stops the script with the exercise and
 the text: the chapter has changed, and the exercise (and its page) need a look.
@@ -35,7 +36,9 @@ CH13 = "chapters/13-scan-shared/scan_shared.cu"
 CH14 = "chapters/14-scan-double-buffer/scan_double_buffer.cu"
 CH15 = "chapters/15-scan-warp-shuffle/scan_warp_shuffle.cu"
 CH16 = "chapters/16-scan-coarsened/scan_coarsened.cu"
+CH11H = "chapters/11-cub-and-beyond/reduce_best.cuh"
 CH17 = "chapters/17-scan-device-wide/scan_device_wide.cu"
+CH17H = "chapters/17-scan-device-wide/single_pass.cuh"
 CH18 = "chapters/18-multi-gpu/multi_gpu.cu"
 
 # Chapter 07, exercise 3: any block size (3a), then a warp sum over the lanes that exist and a
@@ -186,11 +189,11 @@ __global__ void copy_last(const int* scan, int64_t n, int* last) { *last = n > 0
 /// Elements per thread of add_carry: eight loads in flight before the first store.
 constexpr int kAddBatch = 8;
 
-/// Exercise 3: add the carry of `shard` (the totals of the shards before it) to out[0, n).
-/// Block b adds tile b of blockDim.x x kAddBatch elements, each load coalesced.
-__global__ void add_carry(int* out, int64_t n, const int* shard_totals, int shard) {
+/// Exercise 3: add the carry of the shard at `position` (the gathered totals before it) to
+/// out[0, n). Block b adds tile b of blockDim.x x kAddBatch elements, each load coalesced.
+__global__ void add_carry(int* out, int64_t n, const int* gathered, int position) {
   unsigned carry = 0;
-  for (int s = 0; s < shard; ++s) carry += unsigned(shard_totals[s]);
+  for (int s = 0; s < position; ++s) carry += unsigned(gathered[s]);
   const int64_t first = int64_t(blockIdx.x) * blockDim.x * kAddBatch + threadIdx.x;
   int v[kAddBatch];
 #pragma unroll
@@ -208,16 +211,18 @@ __global__ void add_carry(int* out, int64_t n, const int* shard_totals, int shar
 int main(int argc, char** argv) {
 """
 CH18_STEPS = """  // Exercise 3: scan each shard from zero, all-gather the shards' last elements, add the carry.
-  const Work scan_from_zero = [&](Gpu& g) {
-    g.single_pass->launch(g.policy, g.kernel, g.in.d, g.count, scan_out(g), g.shard_totals.get(), 0, g.stream);
-    copy_last<<<1, 1, 0, g.stream>>>(scan_out(g), g.count, g.shard_sum.get());
+  const wb::ShardWork scan_from_zero = [&](const wb::Shard& sh) {
+    ShardBuffers& b = shard[size_t(sh.local)];
+    b.single_pass->launch(b.policy, b.kernel, b.in.d, sh.count, scan_out(sh), ShardCarry{nullptr, 0});
+    copy_last<<<1, 1, 0, m.gpu(sh).stream>>>(scan_out(sh), sh.count, gpu[size_t(sh.gpu)].sums.get() + sh.slot);
   };
-  const Work add_the_carry = [&](Gpu& g) {
-    if (g.count == 0 || g.index == 0) return;  // shard 0's carry is 0
-    const int64_t blocks = wb::ceil_div<int64_t>(g.count, int64_t(256) * kAddBatch);
-    add_carry<<<unsigned(blocks), 256, 0, g.stream>>>(scan_out(g), g.count, g.shard_totals.get(), g.index);
+  const wb::ShardWork add_the_carry = [&](const wb::Shard& sh) {
+    if (sh.count == 0 || sh.index == 0) return;  // shard 0's carry is 0
+    const int64_t blocks = wb::ceil_div<int64_t>(sh.count, int64_t(256) * kAddBatch);
+    add_carry<<<unsigned(blocks), 256, 0, m.gpu(sh).stream>>>(scan_out(sh), sh.count, gpu[size_t(sh.gpu)].gathered.get(),
+                                                             m.position(sh));
   };
-  const Steps scan_all{scan_from_zero, all_gather, add_the_carry};
+  const wb::Steps scan_all{scan_from_zero, all_gather, nullptr, add_the_carry};
 """
 
 # id -> (file, [(text, replacement, times)]). The ids follow the chapter pages' exercise
@@ -286,7 +291,7 @@ EDITS = {
                          "const int64_t head = 0 * to_boundary;", 1)]),
     "ch10-ex2": (CH10, [("const int64_t vectors = (n - head) / 4;", "const int64_t vectors = (n - head + 3) / 4;", 1),
                         ("return {head, vectors, n - head - 4 * vectors};", "return {head, vectors, 0};", 1)]),
-    "ch11-ex2": (CH11, [(CH11_TOTAL_OLD, CH11_TOTAL_NEW, 1), (CH11_COMBINE_OLD, CH11_COMBINE_NEW, 1)]),
+    "ch11-ex2": (CH11H, [(CH11_TOTAL_OLD, CH11_TOTAL_NEW, 1), (CH11_COMBINE_OLD, CH11_COMBINE_NEW, 1)]),
     "ch11-ex3": (CH11, [("const int64_t max_blocks = int64_t(dev.sms) * occupancy;",
                          "const int64_t max_blocks = 5 * int64_t(dev.sms) * occupancy;", 1)]),
     "ch12-ex2": (CH12, [("    if (in_range && t >= offset) left = out[i - offset];\n"
@@ -307,39 +312,42 @@ EDITS = {
     "ch16-ex2": (CH16, [("return (kWarp + 1) * k;", "return kWarp * k;", 1),
                         ("part[j * (kWarp + 1) + lane]", "part[j * kWarp + lane]", 2),
                         ("part + lane * K + lane * K / kWarp", "part + lane * K", 2)]),
-    "ch17-ex1": (CH17, [("  __shared__ unsigned long long tile_number;\n", "", 1),
+    "ch17-ex1": (CH17H, [("  __shared__ unsigned long long tile_number;\n", "", 1),
                         ("  if (threadIdx.x == 0) tile_number = atomicAdd(a.counter, 1ull) - a.counter_base;\n"
                          "  __syncthreads();\n"
                          "  const int64_t tile = int64_t(tile_number);\n",
                          "  const int64_t tile = blockIdx.x;\n", 1)]),
-    "ch17-ex2": (CH17, [("// [look_back]\n/// The decoupled look-back,", "// [look_back]\n" + CH17_COUNTERS
+    "ch17-ex2": (CH17, [(CH17H, "// [look_back]\n/// The decoupled look-back,", "// [look_back]\n" + CH17_COUNTERS
                          + "/// The decoupled look-back,", 1),
-                        ("  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n",
+                        (CH17H, "  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n",
                          "  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n"
                          "    if (lane == 0) atomicAdd(&look_back_windows, 1ull);\n", 1),
-                        ("    do {\n      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n",
+                        (CH17H, "    do {\n      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n",
                          "    do {\n      if (lane == 0) atomicAdd(&look_back_looks, 1ull);\n"
                          "      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n", 1),
                         ("  return bench.finish();\n", CH17_REPORT, 1)]),
-    "ch17-ex3": (CH17, [("const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;",
+    "ch17-ex3": (CH17H, [("const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;",
                          "const bool one_wave = tiles_for(n, p.block, p.batch) <= 2 * int64_t(dev.sms) * per_sm;", 1)]),
     "ch18-ex3": (CH18, [("int main(int argc, char** argv) {\n", CH18_KERNELS, 1),
-                        ("  const Steps scan_all{shard_sum, all_gather, seeded_scan};\n", CH18_STEPS, 1)]),
+                        ("  const wb::Steps scan_all{shard_sum, all_gather, nullptr, seeded_scan};\n", CH18_STEPS, 1)]),
 }
 
 
 def edited(exercise):
-    """The (path, old text, new text) of one exercise's edit; exits naming any text not found."""
-    path, edits = EDITS[exercise]
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        old = f.read()
-    new = old
-    for text, replacement, times in edits:
-        found = new.count(text)
+    """The (path, old text, new text) of each file one exercise edits, in the order of their first
+    edit; exits naming any text not found."""
+    main_path, edits = EDITS[exercise]
+    files = {}  # path -> [old, new]
+    for edit in edits:
+        path, (text, replacement, times) = (edit[0], edit[1:]) if len(edit) == 4 else (main_path, edit)
+        if path not in files:
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                files[path] = [f.read()] * 2
+        found = files[path][1].count(text)
         if found != times:
             sys.exit(f"make_patches: {exercise}: {path} holds {found} (not {times}) of:\n{text}")
-        new = new.replace(text, replacement)
-    return path, old, new
+        files[path][1] = files[path][1].replace(text, replacement)
+    return [(path, old, new) for path, (old, new) in files.items()]
 
 
 def patch_text(path, old, new):
@@ -356,9 +364,8 @@ def main(argv):
         print("make_patches: no such exercise: " + " ".join(unknown), file=sys.stderr)
         return 2
     for exercise in wanted:
-        path, old, new = edited(exercise)
         with open(os.path.join(HERE, exercise + ".patch"), "w", encoding="utf-8", newline="\n") as f:
-            f.write(patch_text(path, old, new))
+            f.write("".join(patch_text(path, old, new) for path, old, new in edited(exercise)))
     print(f"make_patches: {len(wanted)} patch(es) written to {os.path.relpath(HERE, ROOT)}")
     return 0
 
