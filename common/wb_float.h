@@ -19,6 +19,17 @@
 
 #include "wb_reference.h"
 
+/// Marks a function that host and device code both call (the float input, which a GPU makes
+/// where it is used, and the host where it checks): `__host__ __device__` under nvcc, nothing
+/// for a host compiler. Defined here only if no other header has.
+#ifndef WB_HD
+#ifdef __CUDACC__
+#define WB_HD __host__ __device__
+#else
+#define WB_HD
+#endif
+#endif
+
 namespace wb {
 
 // ---------------------------------------------------------------------------------------
@@ -88,24 +99,34 @@ inline std::string parse_float_input(const std::string& spread_text, const std::
 }
 
 /// The float with these IEEE-754 bits.
-inline float float_from_bits(uint32_t bits) {
+WB_HD inline float float_from_bits(uint32_t bits) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(bits);
+#else
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+#endif
 }
 
 /// The IEEE-754 bits of a float.
-inline uint32_t float_bits(float f) {
+WB_HD inline uint32_t float_bits(float f) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(f);
+#else
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   return bits;
+#endif
 }
 
 /// Element i of the float input for a seed and a (valid) spec: finite, never zero or NaN.
 /// Built from its bits, with no float arithmetic, so that the host and a GPU make the same
 /// values. In Cancel mode elements 2j and 2j + 1 share one draw x: the first is x, the
-/// second -x with its last bit flipped, so each pair sums to +-1 ulp of x.
-inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& spec) {
+/// second -x with its last bit flipped, so each pair sums to +-1 ulp of x. One function for
+/// the host and a GPU (WB_HD): a chapter makes its input on the device with it and checks
+/// against the same values made on the host.
+WB_HD inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& spec) {
   bool cancel = spec.mode == FloatMode::Cancel;
   uint64_t draw = cancel ? i / 2 : i;
   // A stream of its own (the constant), so that the float and int32 inputs of one seed are unrelated.
