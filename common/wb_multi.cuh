@@ -65,8 +65,7 @@ inline void add_multi_gpu_flags(Spec& spec) {
   spec.harness_flags.push_back(
       {"--no-gate", "", 0, 0,
        "  --no-gate     queue each GPU's work without the gate, which cannot open under\n"
-       "                compute-sanitizer's initcheck, racecheck and synccheck: the GPUs then start\n"
-       "                as their work is queued\n"});
+       "                compute-sanitizer's tools: the GPUs then start as their work is queued\n"});
 }
 
 /// Whether this process was started by mpirun (Open MPI, MPICH, Slurm and PMIx set these).
@@ -114,7 +113,7 @@ constexpr unsigned long long kGateTimeoutNs = 2000000000ull;
 /// work is queued behind this kernel, so that all start together once the host has queued
 /// everything and opens the gate with one store. Should the host ever wait for a GPU while
 /// queuing (a library call that synchronizes, or a tool that makes every launch wait for its
-/// kernel, as compute-sanitizer's initcheck, racecheck and synccheck do), the gate would never
+/// kernel, as compute-sanitizer's tools do, all four of them), the gate would never
 /// open: after kGateTimeoutNs it opens by itself and sets gate[1], and the host reports that
 /// the run could not be timed (exit 3). Under those tools, run with --no-gate.
 __global__ void wait_for_gate(int* gate) {
@@ -376,7 +375,7 @@ class Multi {
     if (!team_.all(gate_[1] == 0)) {
       // Not a wrong result (exit 1): the run could not be timed as it was meant to be.
       std::fprintf(stderr, "error: a gate opened by itself after %.0f s: the host waited for a GPU while queuing a run "
-                           "(under compute-sanitizer's initcheck, racecheck or synccheck, run with --no-gate)\n",
+                           "(under compute-sanitizer, run with --no-gate)\n",
                    kGateTimeoutNs / 1e9);
       team_.exit(3);
     }
