@@ -250,7 +250,7 @@ class Multi {
   /// Start MPI when started by mpirun, choose the GPUs and open them, create their streams,
   /// events and NCCL communicators. Exits 77 without a GPU, 2 for GPUs or shards that this
   /// machine cannot give, 3 on a CUDA or NCCL error.
-  Multi(const Spec& spec, Options& opt, int& argc, char**& argv) : spec_(spec), opt_(opt) {
+  Multi(const Spec& spec, Options& opt, int argc, char** argv) : spec_(spec), opt_(opt) {
     use_gate_ = opt.harness_value("--no-gate", 0) == 0;
     if (started_by_mpirun()) start_mpi(argc, argv);
     speak_ = team_.rank == 0;
@@ -544,7 +544,8 @@ class Multi {
     team_.exit(2);
   }
 
-  void start_mpi(int& argc, char**& argv) {
+  /// MPI_Init with the command line (after parse_or_exit, which has read it).
+  void start_mpi(int argc, char** argv) {
 #if WB_WITH_MPI
     MPI_Init(&argc, &argv);
     team_.mpi = true;

@@ -353,6 +353,28 @@ class SanitizeTest(unittest.TestCase):
         cell.errors = cell.hazards = 2
         self.assertEqual(cell.text(), "2 err / 0 warn, exit 1: wrong result")
 
+    def test_nccl_probe_records(self):
+        # The records an H200 saved under memcheck (chapter 18's page): all 8 are NCCL's probe.
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "chapters", "18-multi-gpu", "nccl-suppressions.xml")
+        with open(path, encoding="utf-8") as f:
+            saved = f.read()
+        text, kept, dropped = self.sanitize.nccl_probe_records(saved)
+        self.assertEqual((kept, dropped), (8, 0))
+        self.assertEqual(text.count("<record>"), 8)
+        # Negative controls: the same error with no libnccl frame (the program's own call), another
+        # error inside libnccl, and a memory error are each left out, so memcheck still reports them.
+        first = saved.index("<record>")
+        one = saved[first:saved.index("</record>", first) + len("</record>")]
+        own = one.replace("libnccl.so.2", "chapter18")
+        other_error = one.replace("<error>cudaErrorNoKernelImageForDevice</error>", "<error>cudaErrorInvalidValue</error>")
+        memory = one.replace("<kind>Api</kind>", "<kind>Precise</kind>")
+        for bad in (own, other_error, memory):
+            self.assertNotEqual(bad, one)
+            text, kept, dropped = self.sanitize.nccl_probe_records(saved.replace(one, bad, 1))
+            self.assertEqual((kept, dropped), (7, 1))
+            self.assertNotIn(bad, text)
+
     def test_table(self):
         self.assertEqual(self.sanitize.table([["chapter", "variants", "racecheck"], ["06", "-", "clean"],
                                               ["13", "not built"]]),

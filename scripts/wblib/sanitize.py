@@ -11,7 +11,7 @@ heads and tails run), and, where the chapter has --block and --batch, small tile
 runs every kernel, in the runs common.runs_covering_every_kernel names.
 
 Chapter 18 runs with the settings of CHAPTER_SETTINGS (several shards on one GPU, without the gate;
-memcheck with a suppression file for one error inside NCCL); where it is not built
+memcheck with a suppression file for one error inside NCCL, made by a first memcheck run); where it is not built
 (no NCCL) it is left out with a note. It prints a progress line per chapter, then a table chapter x tool whose cells read `clean` or
 `E err / W warn` (from the tools' summary lines), and keeps every log.
 Exit: 0 all expectations met, 1 one failed, 2 bad usage, 77 no GPU or no compute-sanitizer
@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 
 from . import common
 from .common import Usage
@@ -33,17 +34,44 @@ EDGE_N = "65539"   # a partial block and tile at every block size
 
 # Chapter 18 under the tools, as its page's lab notes explain:
 #  - every run has 3 shards on its GPU, so that the carries and the collectives run too;
-#  - memcheck reads chapters/18-multi-gpu/nccl-suppressions.xml, which suppresses one CUDA API
-#    error that NCCL's initialisation provokes and catches itself (cudaErrorNoKernelImageForDevice,
-#    asked about kernels built for other GPUs), each record matched by its host call stack inside
-#    libnccl; every error of the workbook's own code is still reported;
 #  - every tool runs it without the gate (--no-gate): under each of the four a launch waits for
 #    its kernel, so the host never reaches the store that opens the gate (seen on an H200: the
-#    gate opened by itself, exit 3, under all four).
+#    gate opened by itself, exit 3, under all four);
+#  - memcheck suppresses the one CUDA API error that NCCL's initialisation provokes and handles
+#    itself (nccl_probe_records), and nothing else: before the chapter's memcheck runs, one run
+#    saves memcheck's records as XML (--xml --save), the records of that error whose host call
+#    stack runs through libnccl are kept as the suppression file (--suppressions), and every
+#    error of the workbook's own code is still reported. The records name the machine's NCCL
+#    and the program's path and addresses, so the file is made on the machine that runs the
+#    tools; chapters/18-multi-gpu/nccl-suppressions.xml is the one an H200 made.
 CHAPTER_SETTINGS = {
-    "18": {"args": ["--shards", "3", "--no-gate"],
-           "suppressions": {"memcheck": os.path.join("chapters", "18-multi-gpu", "nccl-suppressions.xml")}},
+    "18": {"args": ["--shards", "3", "--no-gate"], "suppress_nccl_probe": True},
 }
+
+# The error of NCCL's probe: asked for the attributes of its kernels for every GPU architecture,
+# CUDA answers this for those not built for the running GPU.
+NCCL_PROBE_ERROR = "cudaErrorNoKernelImageForDevice"
+
+
+def nccl_probe_records(xml_text):
+    """(suppression XML, kept, dropped): memcheck's XML records (compute-sanitizer --xml --save)
+    with only those of NCCL's probe left: a CUDA API error NCCL_PROBE_ERROR whose host call stack
+    has a frame in libnccl. Any other record, a memory error or an API error of the program's own
+    calls, is dropped, so that it is still reported."""
+    root = ET.fromstring(xml_text)
+    kept = dropped = 0
+    for record in list(root):
+        modules = [m.text or "" for m in record.iter("module")]
+        ours = (record.tag == "record" and record.findtext("kind") == "Api"
+                and record.findtext("what/error") == NCCL_PROBE_ERROR
+                and any("libnccl" in os.path.basename(m) for m in modules))
+        if ours:
+            kept += 1
+        else:
+            root.remove(record)
+            dropped += 1
+    text = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return text, kept, dropped
 
 USAGE = """usage: scripts/sanitize.sh [options] [CHAPTER...]
 
@@ -144,6 +172,27 @@ class Sanitizer:
         if rc not in (0, 99):
             cell.problem({1: "exit 1: wrong result", 3: "exit 3: CUDA error",
                           124: f"timed out after {self.limit}s"}.get(rc, f"exit {rc}"))
+
+
+def make_nccl_suppressions(path, limit, argv, log, xml_path, supp_path):
+    """Run memcheck once on argv, saving its records as XML, and write the records of NCCL's
+    probe (nccl_probe_records) to supp_path. Returns a line for the progress output."""
+    with open(log, "w", encoding="utf-8") as f:
+        cmd = [path, "--tool", "memcheck", "--xml", "--save", xml_path] + argv
+        f.write("+ " + " ".join(cmd) + "\n")
+        f.flush()
+        try:
+            subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=float(limit))
+        except subprocess.TimeoutExpired:
+            pass
+    if not os.path.isfile(xml_path):
+        text, kept, dropped = '<?xml version="1.0" encoding="utf-8"?>\n<ComputeSanitizerOutput/>\n', 0, 0
+    else:
+        with open(xml_path, encoding="utf-8", errors="replace") as f:
+            text, kept, dropped = nccl_probe_records(f.read())
+    with open(supp_path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return f"suppressed: {kept} record(s) of NCCL's probe ({dropped} other(s) left reported)"
 
 
 def find_sanitizer():
@@ -251,9 +300,14 @@ def sanitize(o):
             for v in runs:
                 set_v = ["--variant", v] if v else []
                 log = os.path.join(logs, f"chapter{cid}.{tool}" + (f".{v}" if v else ""))
-                supp = settings.get("suppressions", {}).get(tool)
-                tool_flags = ["--suppressions", os.path.join(common.ROOT, supp)] if supp else []
                 tail = own_args + set_v
+                tool_flags = []
+                if tool == "memcheck" and settings.get("suppress_nccl_probe"):
+                    supp = f"{log}.nccl-suppressions.xml"
+                    said = make_nccl_suppressions(san.path, san.limit, [binary] + run_args + tail,
+                                                  f"{log}.nccl-probe.log", f"{log}.nccl-probe.xml", supp)
+                    print(f"  ({said})", end="", flush=True)
+                    tool_flags = ["--suppressions", supp]
                 san.run(cell, tool, f"{log}.log", [binary] + run_args + tail, tool_flags)
                 san.run(cell, tool, f"{log}.edge.log", [binary] + edge_args + tail, tool_flags)
             text = cell.text()
