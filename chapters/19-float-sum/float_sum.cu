@@ -142,7 +142,10 @@ WB_HD inline float pairwise8(const float q[8]) {
 }
 
 /// Which order a chunk is summed in, inside each lane.
-enum class ChunkOrder { Sequential, Pairwise };
+enum class ChunkOrder {
+  Sequential,  ///< four running sums per lane, one per float4 component (the reproducible variant)
+  Pairwise     ///< a pairwise tree per lane (the pairwise variant)
+};
 
 /// Additions on the longest path of one level of a chunked sum (lane, then the warp's 5).
 constexpr int chunk_level_depth(ChunkOrder order) {
@@ -701,7 +704,11 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
 // Scans
 
 /// What tile t of a scan has published: nothing yet, its own sum, or its inclusive prefix.
-enum TileFlag : unsigned { kNotReady = 0, kAggregate = 1, kPrefix = 2 };
+enum TileFlag : unsigned {
+  kNotReady = 0,   ///< nothing published yet
+  kAggregate = 1,  ///< the tile's own sum
+  kPrefix = 2      ///< the inclusive prefix through the tile
+};
 
 /// The statuses the tiles of one scan launch publish. The flags and the tile counter are
 /// cleared before every launch (inside the timed region).
@@ -969,8 +976,8 @@ std::string hex64(uint64_t h) {
 
 /// The input of one run: its spec, and its host copy where a check needs it.
 struct FloatInput {
-  wb::FloatInputSpec spec;
-  int64_t n = 0;
+  wb::FloatInputSpec spec;         ///< how it was made
+  int64_t n = 0;                   ///< elements
   std::vector<float> host;         ///< the values, as made on the host
   wb::DeviceBuffer<float> buffer;  ///< the device copy, --offset into its allocation
   float* d = nullptr;              ///< buffer.get()
@@ -1052,7 +1059,10 @@ double compensated_bound(const Truth& t, int parity, int64_t d) {
 
 /// What a row is allowed: a known defect of a library is reported (verified=FAIL) without
 /// counting in the exit status, and only for the bound, never for damage to memory.
-enum class Excuse { None, LibraryDefect };
+enum class Excuse {
+  None,          ///< every failure counts
+  LibraryDefect  ///< a library's wrong result: reported, not counted in the exit status
+};
 
 /// Times, checks and reports the float variants, as wb::Bench does for int32: a first run,
 /// warm-up runs and timed runs (L2 flushed before each), the output poisoned before every run
@@ -1061,6 +1071,7 @@ enum class Excuse { None, LibraryDefect };
 /// order must produce one bit pattern per input (`deterministic`).
 class FloatBench {
  public:
+  /// Print the device and input lines (human mode) and allocate the L2 flush buffer.
   FloatBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev, FloatInput& in)
       : spec_(spec), opt_(opt), dev_(dev), in_(in) {
     if (opt.flush) flush_ = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
@@ -1213,17 +1224,17 @@ class FloatBench {
 
 /// Everything the variants launch with, allocated once.
 struct Sums {
-  int64_t n = 0;
-  int block = kBlock;
-  int64_t max_blocks = 0;   ///< the tree's grid: one wave of resident blocks
-  wb::DeviceBuffer<float> sum;
-  wb::DeviceBuffer<float> partials;
-  wb::DeviceBuffer<Compensated> compensated;
-  wb::DeviceBuffer<unsigned> ticket;
-  wb::DeviceBuffer<ExactGrid> exact_grid;
-  wb::DeviceBuffer<float> level[2];   ///< the chunked sums' levels
-  int64_t chunk_grid = 0;
-  int64_t exact_grid_blocks = 0;
+  int64_t n = 0;                              ///< elements summed
+  int block = kBlock;                         ///< threads per block of the grid-dependent sums
+  int64_t max_blocks = 0;                     ///< the tree's grid: one wave of resident blocks
+  wb::DeviceBuffer<float> sum;                ///< every variant's result
+  wb::DeviceBuffer<float> partials;           ///< the tree's blocks' sums
+  wb::DeviceBuffer<Compensated> compensated;  ///< the compensated sum's blocks' pairs
+  wb::DeviceBuffer<unsigned> ticket;          ///< finished blocks (0 between launches)
+  wb::DeviceBuffer<ExactGrid> exact_grid;     ///< the exact sum's chunks (0 between launches)
+  wb::DeviceBuffer<float> level[2];           ///< the chunked sums' levels
+  int64_t chunk_grid = 0;                     ///< the chunked sums' largest grid
+  int64_t exact_grid_blocks = 0;              ///< the exact sum's largest grid
 };
 
 /// The tree's grid for n floats: one block per `block` float4s, at most `max_blocks`.
@@ -1231,19 +1242,23 @@ int64_t tree_grid(int64_t n, int block, int64_t max_blocks) {
   return std::max<int64_t>(1, std::min(wb::ceil_div<int64_t>(n / 4 + 1, block), max_blocks));
 }
 
+/// The float atomics' sum of in[0, s.n) with `grid` blocks; clearing the sum is part of it.
 void launch_atomic(const float* in, Sums& s, int64_t grid) {
   WB_CHECK(cudaMemsetAsync(s.sum.get(), 0, sizeof(float)));
   float_atomic<<<unsigned(grid), s.block>>>(in, s.n, s.sum.get());
 }
 
+/// The tree's sum of in[0, s.n) with `grid` blocks.
 void launch_tree(const float* in, Sums& s, int64_t grid) {
   float_tree<<<unsigned(grid), s.block>>>(in, s.n, s.partials.get(), s.ticket.get(), s.sum.get());
 }
 
+/// The compensated sum of in[0, s.n) with `grid` blocks.
 void launch_kahan(const float* in, Sums& s, int64_t grid) {
   float_kahan<<<unsigned(grid), s.block>>>(in, s.n, s.compensated.get(), s.ticket.get(), s.sum.get());
 }
 
+/// The correctly rounded sum of in[0, s.n): one block per 256 float4s, at most one wave.
 void launch_exact(const float* in, Sums& s) {
   const int64_t grid = std::max<int64_t>(1, std::min(wb::ceil_div<int64_t>(s.n / 4 + 1, kExactBlock), s.exact_grid_blocks));
   float_exact<<<unsigned(grid), kExactBlock>>>(in, s.n, s.exact_grid.get(), s.sum.get());
@@ -1276,13 +1291,16 @@ int other_sms(int sms) { return sms == kOtherSms ? 132 : kOtherSms; }
 
 /// The scans' output and tile statuses for up to `capacity` elements.
 struct ScanBuffers {
-  int64_t capacity = 0;
-  wb::DeviceBuffer<float> out;
-  wb::DeviceBuffer<unsigned> flags;
-  wb::DeviceBuffer<float> aggregate, prefix;
-  wb::DeviceBuffer<uint64_t> aggregate_x, prefix_x;
-  wb::DeviceBuffer<unsigned> counter;
-  wb::DeviceBuffer<unsigned long long> hash;  ///< hash_output's sum
+  int64_t capacity = 0;                              ///< the most elements a scan may have
+  wb::DeviceBuffer<float> out;                       ///< the prefix sums
+  wb::DeviceBuffer<unsigned> flags;                  ///< one TileFlag per tile
+  wb::DeviceBuffer<float> aggregate;                 ///< the float scan's tile sums
+  wb::DeviceBuffer<float> prefix;                    ///< the float scan's tile prefixes
+  wb::DeviceBuffer<uint64_t> aggregate_x;            ///< the deterministic scan's tile sums (5 limbs)
+  wb::DeviceBuffer<uint64_t> prefix_x;               ///< the deterministic scan's prefixes (5 limbs)
+  wb::DeviceBuffer<unsigned> counter;                ///< tiles handed out
+  wb::DeviceBuffer<unsigned long long> hash;         ///< hash_output's sum
+  /// Allocate everything for scans of up to n elements.
   explicit ScanBuffers(int64_t n) : capacity(n) {
     const int64_t tiles = wb::ceil_div<int64_t>(n, kScanTile);
     out = wb::DeviceBuffer<float>(size_t(n), "the scan's output");
@@ -1339,7 +1357,7 @@ auto require_determinism() {
 
 /// This chapter's own flags, read (and removed) before wb::parse_or_exit.
 struct FloatFlags {
-  wb::FloatInputSpec input;
+  wb::FloatInputSpec input;  ///< --input and --spread
   bool study = false;      ///< --study: the bit-pattern and error table
   int runs = 200;          ///< --runs R: runs per study cell
   bool emulate = false;    ///< --emulate: the CPU's bits of the reproducible, pairwise and exact orders
@@ -1476,11 +1494,11 @@ void make_input(FloatInput& in, const wb::Options& opt, int64_t n, const wb::Flo
 
 /// The sampled positions of a scan's check and the exact prefix sums there.
 struct ScanTruth {
-  std::vector<int64_t> positions;
+  std::vector<int64_t> positions;   ///< the outputs checked
   std::vector<wb::ExactSum> exact;  ///< the exact inclusive prefix at each position
   std::vector<double> abs_prefix;   ///< sum |x| through each position
-  wb::DeviceBuffer<int64_t> positions_d;
-  wb::DeviceBuffer<float> picked_d;
+  wb::DeviceBuffer<int64_t> positions_d;  ///< the positions on the device
+  wb::DeviceBuffer<float> picked_d;       ///< the outputs there, gathered for one copy back
 };
 
 /// Evenly spaced positions (the last element always among them) and their exact prefixes.

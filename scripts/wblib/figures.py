@@ -1565,10 +1565,78 @@ def chapter18():
     return f
 
 
+# ---- chapter 19: the order of a float sum -------------------------------------------------
+
+def chapter19():
+    f = Figure("chapter19-fixed-order.svg", "Chapter 19: an order of additions fixed by N alone",
+               "The input is cut into chunks of 8192 floats; one warp sums a chunk, lane l taking float4s l, l + 32, "
+               "l + 64 and so on into four running sums that it adds in pairs, then the 32 lanes meet in a "
+               "butterfly. The chunk sums are summed the same way, level after level, until one is left. Which "
+               "warp or block takes a chunk changes nothing, so every grid and GPU gives the same bits, and the "
+               "CPU can compute them too.", 0,
+               "drawn with chunks of 4 lanes x 4 float4s; the program's are 32 lanes x 64 float4s (8192 floats)")
+    lanes, vectors = 4, 4
+    x0, y = 40, 84
+    f.text(20, y, "One chunk in memory: float4 j of lane l is float4 number lanes x j + l of the chunk", size=12,
+           fill=MUTED)
+    y += 12
+    cw = 44
+    fills = THREAD_FILLS
+    for j in range(vectors):
+        for lane in range(lanes):
+            k = j * lanes + lane
+            fill, ink = fills[lane]
+            f.cell(x0 + k * cw, y, cw - 4, 26, f"l{lane}", fill, REDUCE, ink, size=12)
+    for j in range(vectors):
+        bracket_under(f, x0 + j * lanes * cw, x0 + (j + 1) * lanes * cw - 4, y + 32, f"j = {j}")
+    y += 80
+    f.text(20, y, "Each lane, in order j = 0, 1, 2, ...: four running sums, one per component of its float4s",
+           size=12, fill=MUTED)
+    y += 12
+    for lane in range(lanes):
+        fill, ink = fills[lane]
+        x = x0 + lane * 176
+        f.cell(x, y, 160, 26, f"lane {lane}: s.x s.y s.z s.w", fill, REDUCE, ink, size=12)
+        f.cell(x + 5, y + 40, 150, 24, "(x + y) + (z + w)", PAPER, REDUCE, size=12, mono=True)
+        f.arrow(x + 80, y + 28, x + 80, y + 38, "reduce", 1)
+    y += 84
+    f.text(20, y, "The warp's butterfly: __shfl_xor_sync at offsets 16, 8, 4, 2, 1 (2 and 1 drawn)", size=12,
+           fill=MUTED)
+    y += 12
+    for stage, offset in enumerate((2, 1)):
+        top = y + 6 + stage * 34
+        for lane in range(lanes):
+            x = x0 + lane * 176 + 80
+            f.line(x, top, x, top + 30, FAINT)  # its own value
+            f.line(x0 + (lane ^ offset) * 176 + 80, top, x, top + 30, REDUCE)  # the partner's
+            f.add(el("circle", (("cx", num(x)), ("cy", num(top + 30)), ("r", "4"), ("fill", REDUCE))))
+        f.text(x0 + 4 * 176 - 20, top + 22, f"+ lane ^ {offset}", size=12, fill=MUTED)
+    f.cell(x0 + 250, y + 82, 200, 26, "the chunk's sum, in every lane", REDUCE_TINT, REDUCE, size=12)
+    y += 10
+    y += 130
+    f.text(20, y, "Level after level: the chunk sums are an input of their own, summed in chunks the same way",
+           size=12, fill=MUTED)
+    y += 12
+    widths = [680, 340, 170, 40]
+    names = ["N floats", "N / 8192 chunk sums", "N / 8192^2", "1"]
+    for k, (w, name) in enumerate(zip(widths, names)):
+        f.cell(x0, y, w, 24, name, SHADE if k < 3 else REDUCE, REDUCE, PAPER if k == 3 else INK, size=12,
+               weight="bold" if k == 3 else None)
+        if k < 3:
+            f.arrow(x0 + widths[k + 1] / 2, y + 26, x0 + widths[k + 1] / 2, y + 38, "reduce", 1)
+        y += 40
+    y = f.lines(20, y + 16, [
+        "Warps take chunks in a grid-stride loop, but a chunk's order depends on its index alone: the grid, the",
+        "block size and the GPU change which warp adds it, never how. __fadd_rn keeps every addition as written,",
+        "so the CPU, adding in the same order, gets the same bits (the tests compare them with committed ones)."])
+    f.grow_to(y)
+    return f
+
+
 # Every figure, in chapter order: each function draws one SVG.
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
-           chapter14, chapter15, chapter16, chapter17, chapter18]
+           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19]
 
 
 # ---- writing and checking ------------------------------------------------------------------
