@@ -250,9 +250,9 @@ class Multi {
   /// Start MPI when started by mpirun, choose the GPUs and open them, create their streams,
   /// events and NCCL communicators. Exits 77 without a GPU, 2 for GPUs or shards that this
   /// machine cannot give, 3 on a CUDA or NCCL error.
-  Multi(const Spec& spec, Options& opt, int argc, char** argv) : spec_(spec), opt_(opt) {
+  Multi(const Spec& spec, Options& opt) : spec_(spec), opt_(opt) {
     use_gate_ = opt.harness_value("--no-gate", 0) == 0;
-    if (started_by_mpirun()) start_mpi(argc, argv);
+    if (started_by_mpirun()) start_mpi();
     speak_ = team_.rank == 0;
     if (!speak_) opt.csv = true;  // notes of other ranks go to stderr, and their table is not printed
     choose_gpus(int(opt.harness_value("--gpus", 0)));
@@ -544,16 +544,15 @@ class Multi {
     team_.exit(2);
   }
 
-  /// MPI_Init with the command line (after parse_or_exit, which has read it).
-  void start_mpi(int argc, char** argv) {
+  /// Join MPI. The command line stays the program's: parse_or_exit has read it, and MPI needs
+  /// none of it (MPI_Init takes null for both).
+  void start_mpi() {
 #if WB_WITH_MPI
-    MPI_Init(&argc, &argv);
+    MPI_Init(nullptr, nullptr);
     team_.mpi = true;
     MPI_Comm_rank(MPI_COMM_WORLD, &team_.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &team_.size);
 #else
-    (void)argc;
-    (void)argv;
     std::fprintf(stderr, "chapter%s: started by mpirun, but this build has no MPI (CMake did not find it); "
                          "install MPI (e.g. libopenmpi-dev) and rebuild, or run ./chapter%s alone\n",
                  spec_.chapter, spec_.chapter);

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-/// Marks a function that host and device code both call (the input below, which chapter 18
-/// makes on the GPU where it is used): `__host__ __device__` under nvcc, nothing for a host
-/// compiler. Defined here only if no other header has.
+// WB_HD marks a function that host and device code both call (the input below, which chapter 18
+// makes on the GPU where it is used): `__host__ __device__` under nvcc, nothing for a host
+// compiler. Defined here only if no other header has.
 #ifndef WB_HD
 #ifdef __CUDACC__
 #define WB_HD __host__ __device__

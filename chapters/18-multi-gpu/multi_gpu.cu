@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
       "  GPU with `mpirun -np G ./chapter18` in a build that found MPI.\n";
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
 
-  wb::Multi m(spec, opt, argc, argv);
+  wb::Multi m(spec, opt);
   wb::fit_shared_memory(opt, m.device(), scan::stage_bytes);
   const bool in_place = opt.variant == "scan_in_place";
   if (!opt.n_given) {
