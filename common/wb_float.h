@@ -19,9 +19,10 @@
 
 #include "wb_reference.h"
 
-/// Marks a function that host and device code both call (the float input, which a GPU makes
-/// where it is used, and the host where it checks): `__host__ __device__` under nvcc, nothing
-/// for a host compiler. Defined here only if no other header has.
+// Marks a function that host and device code both call (the float input, which a GPU makes
+// where it is used, and the host where it checks): `__host__ __device__` under nvcc, nothing
+// for a host compiler. Defined here only if no other header has. (A plain comment: a `///`
+// one here would document namespace wb, which Doxygen would then place in this file.)
 #ifndef WB_HD
 #ifdef __CUDACC__
 #define WB_HD __host__ __device__
