@@ -8,9 +8,15 @@
 /// kernel takes a carry callback (`Carry`), as CUB's single pass takes a prefix callback: tile
 /// 0 starts from what it returns. Chapter 17 scans a whole array and passes NoCarry (0);
 /// chapter 18 passes the sum of the shards before its own.
+///
+/// The element type T is any 4-byte type with `+` (int for chapters 17 and 18, float for
+/// chapter 19): a status word packs a flag and the value's 32 bits. With floats the order of
+/// the look-back's additions matters, and LookBackOrder says which one the kernel uses.
 #pragma once
 
 #include <cuda/atomic>
+
+#include <type_traits>
 
 #include "workbook.cuh"
 
@@ -62,27 +68,34 @@ __host__ __device__ constexpr int stage_ints_per_warp(int k) { return (kWarp + 1
 /// Inclusive scan of one value per lane across a full warp, in registers.
 /// `__shfl_up_sync` hands each lane the value of the lane `offset` below it; the lanes
 /// below `offset` have no such neighbour and keep their value.
-__device__ int warp_inclusive_scan(int value) {
+template <class T>
+__device__ T warp_inclusive_scan(T value) {
   const int lane = threadIdx.x % kWarp;
 #pragma unroll
   for (int offset = 1; offset < kWarp; offset *= 2) {
-    const int left = __shfl_up_sync(kFullMask, value, offset);
+    const T left = __shfl_up_sync(kFullMask, value, offset);
     if (lane >= offset) value += left;
   }
   return value;
 }
 
 /// Sum of one value per lane across a full warp, every lane receiving it (chapters 07-11's
-/// warp_sum leaves it in lane 0 only, hence the different name). sm_80 and later add in one
-/// instruction; older GPUs use a butterfly of shuffles, after which every lane has the sum.
-__device__ int warp_sum_to_all(int value) {
+/// warp_sum leaves it in lane 0 only, hence the different name). sm_80 and later add ints in
+/// one instruction; floats, and older GPUs, use a butterfly of shuffles, after which every
+/// lane has the sum (for floats the same bits in every lane: each step adds the same two
+/// values in both lanes of a pair, and float addition commutes).
+template <class T>
+__device__ T warp_sum_to_all(T value) {
 #if WB_HAS_REDUCE_ADD
-  return __reduce_add_sync(kFullMask, value);
-#else
-#pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) value += __shfl_xor_sync(kFullMask, value, offset);
-  return value;
+  if constexpr (std::is_same_v<T, int>) {
+    return __reduce_add_sync(kFullMask, value);
+  } else
 #endif
+  {
+#pragma unroll
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) value += __shfl_xor_sync(kFullMask, value, offset);
+    return value;
+  }
 }
 // [warp]
 
@@ -90,20 +103,30 @@ __device__ int warp_sum_to_all(int value) {
 /// The sum of one value per thread across the block, returned to every thread. Each warp
 /// leaves its total in `warp_totals` (a shared array of 32 ints), which block_exclusive_prefix()
 /// then reads. It holds a barrier, so every thread of the block must call it.
-__device__ int block_sum(int value, int* warp_totals) {
+template <class T>
+__device__ T block_sum(T value, T* warp_totals) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int warp_total = warp_sum_to_all(value);
+  const T warp_total = warp_sum_to_all(value);
   if (lane == 0) warp_totals[warp] = warp_total;
   __syncthreads();
-  return warp_sum_to_all(lane < int(blockDim.x) / kWarp ? warp_totals[lane] : 0);
+  return warp_sum_to_all(lane < int(blockDim.x) / kWarp ? warp_totals[lane] : T(0));
 }
 
 /// After block_sum(value, warp_totals): the sum of the values of all threads before this one
 /// (chapter 15's two levels: the lanes before it in its warp, then the warps before its own).
-__device__ int block_exclusive_prefix(int value, const int* warp_totals) {
+/// Integers take the inclusive scan minus the value, which is exact for them; a float minus
+/// what was added to it is not the float before, so floats take the lane below's inclusive
+/// scan instead.
+template <class T>
+__device__ T block_exclusive_prefix(T value, const T* warp_totals) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int warps_before = warp_sum_to_all(lane < warp ? warp_totals[lane] : 0);
-  return warps_before + warp_inclusive_scan(value) - value;
+  const T warps_before = warp_sum_to_all(lane < warp ? warp_totals[lane] : T(0));
+  if constexpr (std::is_integral_v<T>) {
+    return warps_before + warp_inclusive_scan(value) - value;
+  } else {
+    const T lanes_before = __shfl_up_sync(kFullMask, warp_inclusive_scan(value), 1);
+    return lane == 0 ? warps_before : warps_before + lanes_before;
+  }
 }
 // [block]
 
@@ -112,16 +135,16 @@ __device__ int block_exclusive_prefix(int value, const int* warp_totals) {
 /// [t K, t K + K) in `items`, zeros past `count`. Each warp reads 32 consecutive ints at a
 /// time into its own part of `stage` (rows of 33 ints: conflict-free both ways), then each
 /// lane takes its K from there.
-template <int K>
-__device__ void load_tile(const int* tile, int count, int* stage, int (&items)[K]) {
+template <int K, class T>
+__device__ void load_tile(const T* tile, int count, T* stage, T (&items)[K]) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int first = warp * kWarp * K + lane;  // this lane's element in the warp's load 0
-  int* const part = stage + warp * stage_ints_per_warp(K);
+  T* const part = stage + warp * stage_ints_per_warp(K);
 #pragma unroll
   for (int j = 0; j < K; ++j)
-    part[j * (kWarp + 1) + lane] = first + j * kWarp < count ? tile[first + j * kWarp] : 0;
+    part[j * (kWarp + 1) + lane] = first + j * kWarp < count ? tile[first + j * kWarp] : T(0);
   __syncwarp();
-  const int* const mine = part + lane * K + lane * K / kWarp;
+  const T* const mine = part + lane * K + lane * K / kWarp;
 #pragma unroll
   for (int i = 0; i < K; ++i) items[i] = mine[i];
 }
@@ -129,12 +152,12 @@ __device__ void load_tile(const int* tile, int count, int* stage, int (&items)[K
 /// The reverse of load_tile: thread t's `items` go to tile[t K, t K + K), through the
 /// warp's part of `stage`, and only the first `count` elements are written.
 /// The caller must have passed a barrier since this warp's load_tile read `stage`.
-template <int K>
-__device__ void store_tile(int* tile, int count, int* stage, const int (&items)[K]) {
+template <int K, class T>
+__device__ void store_tile(T* tile, int count, T* stage, const T (&items)[K]) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int first = warp * kWarp * K + lane;
-  int* const part = stage + warp * stage_ints_per_warp(K);
-  int* const mine = part + lane * K + lane * K / kWarp;
+  T* const part = stage + warp * stage_ints_per_warp(K);
+  T* const mine = part + lane * K + lane * K / kWarp;
 #pragma unroll
   for (int i = 0; i < K; ++i) mine[i] = items[i];
   __syncwarp();
@@ -145,8 +168,8 @@ __device__ void store_tile(int* tile, int count, int* stage, const int (&items)[
 // [transpose]
 
 /// Serial inclusive scan of a thread's K elements in registers; returns their total.
-template <int K>
-__device__ int thread_scan(int (&items)[K]) {
+template <int K, class T>
+__device__ T thread_scan(T (&items)[K]) {
 #pragma unroll
   for (int i = 1; i < K; ++i) items[i] += items[i - 1];
   return items[K - 1];
@@ -183,9 +206,15 @@ struct LookBackArgs {
   unsigned poll_ns;             ///< sleep between looks while a needed tile is not ready
 };
 
+/// A value's 32 bits, for its status word (an int's as they are, a float's bit pattern).
+__device__ unsigned value_bits(int value) { return unsigned(value); }
+/// See value_bits(int).
+__device__ unsigned value_bits(float value) { return __float_as_uint(value); }
+
 /// The status word of `flag` and `value` in `epoch`.
-__device__ TileStatus status_word(unsigned epoch, unsigned flag, int value) {
-  return (TileStatus((epoch << 2) | flag) << 32) | unsigned(value);
+template <class T>
+__device__ TileStatus status_word(unsigned epoch, unsigned flag, T value) {
+  return (TileStatus((epoch << 2) | flag) << 32) | value_bits(value);
 }
 
 /// Whether a status word was published in `epoch`: anything else (a word of an earlier
@@ -195,8 +224,12 @@ __device__ bool is_current(TileStatus s, unsigned epoch) { return unsigned(s >> 
 /// The flag of a status word.
 __device__ unsigned flag_of(TileStatus s) { return unsigned(s >> 32) & 3u; }
 
-/// The value of a status word.
-__device__ int value_of(TileStatus s) { return int(unsigned(s)); }
+/// The value of a status word, as a T.
+template <class T>
+__device__ T value_of(TileStatus s) {
+  if constexpr (std::is_same_v<T, float>) return __uint_as_float(unsigned(s));
+  else return T(unsigned(s));
+}
 
 /// Publish a tile's flag and value in one relaxed atomic store at device scope.
 ///
@@ -206,7 +239,8 @@ __device__ int value_of(TileStatus s) { return int(unsigned(s)); }
 /// device scope: the store and the loads in observe() are then performed at L2, the point
 /// where all SMs agree, and a load polled in a loop cannot be served from a stale L1 line
 /// or hoisted out of the loop by the compiler, as a plain load could.
-__device__ void publish(TileStatus* status, unsigned epoch, unsigned flag, int value) {
+template <class T>
+__device__ void publish(TileStatus* status, unsigned epoch, unsigned flag, T value) {
   cuda::atomic_ref<TileStatus, cuda::thread_scope_device> word(*status);
   word.store(status_word(epoch, flag, value), cuda::memory_order_relaxed);
 }
@@ -325,6 +359,22 @@ struct NoCarryIn {
   __device__ int operator()() const { return 0; }
 };
 
+/// The order in which a look-back adds what it found. For integers every order gives the same
+/// sum; for floats it sets the bits.
+enum class LookBackOrder {
+  /// Chapter 17's: each window's values summed across the warp, the windows' sums added as
+  /// they are walked (nearest first). Which predecessor holds the prefix that ends the walk
+  /// depends on timing, so with floats the bits change from run to run.
+  AsFound,
+  /// Chapter 19's deterministic order: the prefix found, then each aggregate after it, one
+  /// addition at a time from the oldest tile to the newest (look_back_folding()).
+  FoldForward
+};
+
+/// Windows of aggregates that look_back_folding() keeps before it folds them; past that many
+/// it waits at the farthest window for a prefix to appear there instead of walking further.
+constexpr int kFoldWindows = 4;
+
 // [look_back]
 /// The decoupled look-back, by the 32 lanes of warp 0 after the tile has published its
 /// aggregate: find the sum of all tiles before this one, publish the tile's inclusive
@@ -336,17 +386,17 @@ struct NoCarryIn {
 /// window it adds all 32 As and looks 32 tiles further back. Tile 0 publishes P at once, so
 /// the walk always ends, and a tile waits only for tiles numbered before it, whose blocks
 /// are already running. Tile 0 has nothing to look at: its carry is `carry_in`'s.
-template <class CarryIn>
-__device__ int look_back(const LookBackArgs& a, int64_t tile, int aggregate, const CarryIn& carry_in) {
+template <class T, class CarryIn>
+__device__ T look_back(const LookBackArgs& a, int64_t tile, T aggregate, const CarryIn& carry_in) {
   const int lane = threadIdx.x % kWarp;
   stress_count(kStressTiles);
   if (tile == 0) return carry_in();
   if (a.first_look_ns > 0) __nanosleep(a.first_look_ns);
-  int exclusive = 0;
+  T exclusive = 0;
   for (int64_t nearest = tile - 1;; nearest -= kWindow) {
     const int64_t other = nearest - (kWindow - 1) + lane;
     // Before tile 0 there is nothing: such lanes act as a P of 0 and never load.
-    TileStatus s = other < 0 ? status_word(a.epoch, kPrefix, 0) : 0;
+    TileStatus s = other < 0 ? status_word(a.epoch, kPrefix, T(0)) : 0;
     unsigned prefixes, waiting;
     do {
       if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);
@@ -361,7 +411,7 @@ __device__ int look_back(const LookBackArgs& a, int64_t tile, int aggregate, con
       }
     } while (waiting != 0);
     const int from = prefixes ? kWarp - 1 - __clz(int(prefixes)) : 0;
-    exclusive += warp_sum_to_all(lane >= from ? value_of(s) : 0);
+    exclusive += warp_sum_to_all(lane >= from ? value_of<T>(s) : T(0));
     stress_count(kStressChained, prefixes ? kWarp - 1 - from : kWarp);
     if (prefixes != 0) break;
     stress_count(kStressWalks);
@@ -374,18 +424,85 @@ __device__ int look_back(const LookBackArgs& a, int64_t tile, int aggregate, con
 }
 // [look_back]
 
+// [fold]
+/// The look-back in the order FoldForward, which gives the same bits on every run.
+///
+/// Define every tile's inclusive prefix by one recurrence, P(t) = P(t-1) + A(t) rounded, with
+/// P(0) = carry-in + A(0) and A(t) the tile's sum in the block scan's fixed order. A tile that
+/// finds P(j) and the aggregates A(j+1) ... A(t-1) after it folds them forward:
+/// ((P(j) + A(j+1)) + A(j+2)) + ... + A(t-1), one rounding per addition. If P(j) is the
+/// recurrence's value, so is each partial fold (it is P(j+1), then P(j+2), ...), and the tile
+/// returns P(t-1) and publishes P(t): by induction from tile 0, every published prefix is the
+/// recurrence's, whichever j a look happened to find. So the carry does not depend on timing.
+///
+/// The walk is chapter 17's, but a window without a P keeps its 32 aggregates in shared memory
+/// (they must be added after the P that is still to be found, and oldest first), for up to
+/// kFoldWindows windows; beyond that the warp looks at the farthest window again until one
+/// of its tiles has published P, which each does once its own look-back is done. The fold is
+/// serial, usually over 1 to 3 aggregates.
+template <class T, class CarryIn>
+__device__ T look_back_folding(const LookBackArgs& a, int64_t tile, T aggregate, const CarryIn& carry_in) {
+  __shared__ T kept[kFoldWindows][kWindow];  // the walked windows' aggregates, nearest window first
+  const int lane = threadIdx.x % kWarp;
+  stress_count(kStressTiles);
+  if (tile == 0) return carry_in();
+  if (a.first_look_ns > 0) __nanosleep(a.first_look_ns);
+  int windows_kept = 0;
+  int64_t nearest = tile - 1;
+  for (;;) {
+    const int64_t other = nearest - (kWindow - 1) + lane;
+    TileStatus s = other < 0 ? status_word(a.epoch, kPrefix, T(0)) : 0;
+    unsigned prefixes, waiting;
+    do {
+      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);
+      const bool ready = is_current(s, a.epoch);
+      prefixes = __ballot_sync(kFullMask, ready && flag_of(s) == kPrefix);
+      const unsigned needed = prefixes ? kFullMask << (kWarp - 1 - __clz(int(prefixes))) : kFullMask;
+      waiting = __ballot_sync(kFullMask, !ready) & needed;
+      if (waiting != 0) {
+        stress_count(kStressWaits);
+        __nanosleep(a.poll_ns);
+      }
+    } while (waiting != 0);
+    if (prefixes != 0) {
+      // The P, then the aggregates after it in this window, then the kept windows, oldest first.
+      const int from = kWarp - 1 - __clz(int(prefixes));
+      const T value = value_of<T>(s);
+      T exclusive = __shfl_sync(kFullMask, value, from);
+      for (int l = from + 1; l < kWarp; ++l) exclusive = exclusive + __shfl_sync(kFullMask, value, l);
+      for (int w = windows_kept - 1; w >= 0; --w)
+        for (int l = 0; l < kWindow; ++l) exclusive = exclusive + kept[w][l];
+      stress_count(kStressChained, kWarp - 1 - from + windows_kept * kWindow);
+      if (lane == 0) {
+        stress_delay(a, tile, kPrefix);
+        publish(&a.statuses[tile], a.epoch, kPrefix, exclusive + aggregate);
+      }
+      return exclusive;
+    }
+    if (windows_kept < kFoldWindows) {  // keep this window's aggregates, walk 32 tiles back
+      kept[windows_kept][lane] = value_of<T>(s);
+      __syncwarp();
+      windows_kept += 1;
+      nearest -= kWindow;
+      stress_count(kStressWalks);
+    } else {  // room for no more: look at this window again
+      __nanosleep(a.poll_ns);
+    }
+  }
+}
+// [fold]
+
 // [kernel]
-/// Single-pass scan of the whole array. Launch one block per tile of blockDim.x x K elements
-/// with stage_bytes(blockDim.x, K) of dynamic shared memory; `a` says where the tile
-/// counter and the statuses are and which epoch this launch is (SinglePass::launch()), and
-/// `carry_in()` what tile 0 starts from (NoCarryIn: 0).
-template <int K, class CarryIn = NoCarryIn>
-__global__ void __launch_bounds__(1024)
-    scan_single_pass(const int* in, int64_t n, int* out, LookBackArgs a, CarryIn carry_in) {
-  extern __shared__ int stage[];
-  __shared__ int warp_totals[kWarp];
+/// The body of the single pass for one tile, both kernels' (below): see scan_single_pass.
+template <class T, LookBackOrder Order, int K, class CarryIn>
+__device__ __forceinline__ void scan_one_tile(const T* in, int64_t n, T* out, const LookBackArgs& a,
+                                              const CarryIn& carry_in) {
+  static_assert(sizeof(T) == 4, "a status word holds 32 bits of value");
+  extern __shared__ int stage_words[];
+  T* const stage = reinterpret_cast<T*>(stage_words);
+  __shared__ T warp_totals[kWarp];
   __shared__ unsigned long long tile_number;
-  __shared__ int tile_carry;
+  __shared__ T tile_carry;
   // Tiles are numbered in the order blocks start, not by blockIdx.x: the hardware may
   // start blocks in any order, and a tile must never wait for one that has not started.
   if (threadIdx.x == 0) tile_number = atomicAdd(a.counter, 1ull) - a.counter_base;
@@ -395,12 +512,12 @@ __global__ void __launch_bounds__(1024)
   const int count = tile_count(tile, tile_size, n);
   const int64_t first = tile * tile_size;
 
-  int items[K];
+  T items[K];
   load_tile<K>(in + first, count, stage, items);
-  const int thread_total = thread_scan<K>(items);
+  const T thread_total = thread_scan<K>(items);
 
   // 1. The tile's sum first, since the tiles after this one are waiting for it.
-  const int tile_total = block_sum(thread_total, warp_totals);
+  const T tile_total = block_sum(thread_total, warp_totals);
   if (threadIdx.x == 0) {
     stress_delay(a, tile, kAggregate);
     publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate,
@@ -408,18 +525,37 @@ __global__ void __launch_bounds__(1024)
   }
 
   // 2. The scan inside the tile, while the tiles before it finish.
-  const int within_tile = block_exclusive_prefix(thread_total, warp_totals);
+  const T within_tile = block_exclusive_prefix(thread_total, warp_totals);
 
   // 3. The carry from all earlier tiles, found by warp 0, handed to the block.
   if (threadIdx.x < kWarp) {
-    const int carry = look_back(a, tile, tile_total, carry_in);
+    T carry;
+    if constexpr (Order == LookBackOrder::FoldForward) carry = look_back_folding(a, tile, tile_total, carry_in);
+    else carry = look_back(a, tile, tile_total, carry_in);
     if (threadIdx.x == 0) tile_carry = carry;
   }
   __syncthreads();
-  const int before = tile_carry + within_tile;
+  const T before = tile_carry + within_tile;
 #pragma unroll
   for (int i = 0; i < K; ++i) items[i] += before;
   store_tile<K>(out + first, count, stage, items);
+}
+
+/// Single-pass scan of the whole array of ints. Launch one block per tile of blockDim.x x K
+/// elements with stage_bytes(blockDim.x, K) of dynamic shared memory; `a` says where the tile
+/// counter and the statuses are and which epoch this launch is (SinglePass::launch()), and
+/// `carry_in()` what tile 0 starts from (NoCarryIn: 0).
+template <int K, class CarryIn = NoCarryIn>
+__global__ void __launch_bounds__(1024)
+    scan_single_pass(const int* in, int64_t n, int* out, LookBackArgs a, CarryIn carry_in) {
+  scan_one_tile<int, LookBackOrder::AsFound, K>(in, n, out, a, carry_in);
+}
+
+/// The same single pass for elements of type T, whose look-back adds in the order `Order`.
+template <class T, LookBackOrder Order, int K, class CarryIn = NoCarryIn>
+__global__ void __launch_bounds__(1024)
+    scan_single_pass_of(const T* in, int64_t n, T* out, LookBackArgs a, CarryIn carry_in) {
+  scan_one_tile<T, Order, K>(in, n, out, a, carry_in);
 }
 // [kernel]
 
@@ -428,23 +564,31 @@ size_t stage_bytes(int block, int batch) {
   return sizeof(int) * size_t(block / kWarp) * stage_ints_per_warp(batch);
 }
 
-/// The single pass's instances for one carry-in.
-template <class CarryIn>
-using SinglePassKernel = void (*)(const int*, int64_t, int*, LookBackArgs, CarryIn);
+/// The single pass's instances for one carry-in and element type.
+template <class CarryIn, class T = int>
+using SinglePassKernel = void (*)(const T*, int64_t, T*, LookBackArgs, CarryIn);
+
+/// The kernel for K: chapter 17's scan_single_pass for ints in its own order (the kernel that
+/// chapters 17 and 18 have always launched), scan_single_pass_of otherwise.
+template <int K, class CarryIn, class T, LookBackOrder Order>
+SinglePassKernel<CarryIn, T> single_pass_instance() {
+  if constexpr (std::is_same_v<T, int> && Order == LookBackOrder::AsFound) return scan_single_pass<K, CarryIn>;
+  else return scan_single_pass_of<T, Order, K, CarryIn>;
+}
 
 /// The single pass for K = `batch`, allowed the dynamic shared memory it needs with `block`
 /// threads (above 48 KB a kernel must opt in). Called once per configuration, before any
 /// timing. parse_or_exit() has already refused every K that has no case here.
-template <class CarryIn = NoCarryIn>
-SinglePassKernel<CarryIn> single_pass_kernel(int batch, int block) {
-  SinglePassKernel<CarryIn> k = nullptr;
+template <class CarryIn = NoCarryIn, class T = int, LookBackOrder Order = LookBackOrder::AsFound>
+SinglePassKernel<CarryIn, T> single_pass_kernel(int batch, int block) {
+  SinglePassKernel<CarryIn, T> k = nullptr;
   switch (batch) {
-    case 1: k = scan_single_pass<1, CarryIn>; break;
-    case 2: k = scan_single_pass<2, CarryIn>; break;
-    case 4: k = scan_single_pass<4, CarryIn>; break;
-    case 8: k = scan_single_pass<8, CarryIn>; break;
-    case 16: k = scan_single_pass<16, CarryIn>; break;
-    case 32: k = scan_single_pass<32, CarryIn>; break;
+    case 1: k = single_pass_instance<1, CarryIn, T, Order>(); break;
+    case 2: k = single_pass_instance<2, CarryIn, T, Order>(); break;
+    case 4: k = single_pass_instance<4, CarryIn, T, Order>(); break;
+    case 8: k = single_pass_instance<8, CarryIn, T, Order>(); break;
+    case 16: k = single_pass_instance<16, CarryIn, T, Order>(); break;
+    case 32: k = single_pass_instance<32, CarryIn, T, Order>(); break;
     default:
       std::fprintf(stderr, "internal error: no single pass for K = %d\n", batch);
       std::exit(3);
@@ -495,14 +639,14 @@ ScanPolicy plain_policy(const wb::Options& opt) {
 /// there are no more tiles than the GPU holds blocks at once (SMs x blocks per SM, from the
 /// occupancy calculator for this kernel, tile and GPU), patient ones otherwise. Nothing
 /// here names a GPU: two GPUs with the same SMs, shared memory and registers get the same
-/// policy. `CarryIn` is the kernel's (its instances may differ in registers, and so in
-/// occupancy).
-template <class CarryIn = NoCarryIn>
+/// policy. `CarryIn`, `T` and `Order` are the kernel's (its instances may differ in registers,
+/// and so in occupancy).
+template <class CarryIn = NoCarryIn, class T = int, LookBackOrder Order = LookBackOrder::AsFound>
 ScanPolicy choose_policy(const wb::Options& opt, const wb::Device& dev, int64_t n) {
   ScanPolicy p = plain_policy(opt);
   p.clear_statuses = false;
   if (!opt.batch_given && tiles_for(n, p.block, kBatch) < kSmallInputTiles) p.batch = kSmallInputBatch;
-  const int per_sm = wb::blocks_per_sm(single_pass_kernel<CarryIn>(p.batch, p.block), p.block,
+  const int per_sm = wb::blocks_per_sm(single_pass_kernel<CarryIn, T, Order>(p.batch, p.block), p.block,
                                        stage_bytes(p.block, p.batch));
   const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;
   p.first_look_ns = one_wave ? kEagerFirstLookNs : kPatientFirstLookNs;
@@ -529,8 +673,8 @@ class SinglePass {
   /// per tile, about 0.05% of the bytes the scan moves with the default tile), and the
   /// memset is timed as part of the algorithm. Either way the launch gets the next epoch and
   /// numbers its tiles from where the counter stands.
-  template <class CarryIn>
-  void launch(const ScanPolicy& policy, SinglePassKernel<CarryIn> kernel, const int* in, int64_t n, int* out,
+  template <class CarryIn, class T>
+  void launch(const ScanPolicy& policy, SinglePassKernel<CarryIn, T> kernel, const T* in, int64_t n, T* out,
               CarryIn carry_in = CarryIn()) {
     const int64_t tiles = tiles_for(n, policy.block, policy.batch);
     if (tiles == 0) return;  // nothing to scan (chapter 18's shards may be empty)
