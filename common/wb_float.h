@@ -356,6 +356,111 @@ inline double sum_abs(const float* x, int64_t n) {
 }
 
 // ---------------------------------------------------------------------------------------
+// A 320-bit two's-complement fixed-point integer in units of 2^-149 (the smallest subnormal
+// float), five uint64_t limbs, least significant first (ExactSum's layout), on the device and
+// the host: every finite float, and every sum of up to 2^40 of them, is such an integer
+// exactly, so integer additions sum floats without rounding, in any order.
+
+/// What an infinity or NaN adds to the exact sum's flags (0 for a finite float).
+WB_HD inline unsigned special_flags(uint32_t bits) {
+  if (((bits >> 23) & 0xffu) != 0xffu) return 0;
+  return (bits & 0x7fffffu) ? 1u : (bits >> 31) ? 4u : 2u;  // NaN, -inf, +inf
+}
+
+/// Add v * 2^shift (v signed, shift from 0 to 319) to a 320-bit two's-complement integer.
+WB_HD inline void limbs_add_shifted(uint64_t limb[5], long long v, int shift) {
+  const uint64_t fill = v < 0 ? ~0ull : 0ull;
+  const int k = shift / 64, r = shift % 64;
+  uint64_t t[5];
+  for (int j = 0; j < 5; ++j) t[j] = j < k ? 0 : fill;
+  t[k] = uint64_t(v) << r;
+  if (k + 1 < 5) t[k + 1] = r ? uint64_t(v >> (64 - r)) : fill;  // arithmetic: the sign follows
+  uint64_t carry = 0;
+  for (int j = 0; j < 5; ++j) {
+    const uint64_t sum = limb[j] + t[j];
+    uint64_t out = sum < t[j];
+    const uint64_t total = sum + carry;
+    out |= total < carry;
+    limb[j] = total;
+    carry = out;
+  }
+}
+
+/// The bits of a double (host and device).
+WB_HD inline uint64_t double_bits(double d) {
+#ifdef __CUDA_ARCH__
+  return uint64_t(__double_as_longlong(d));
+#else
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+#endif
+}
+
+/// Add a finite double that is an integer multiple of 2^-149 (a double bin) to a 320-bit
+/// integer in units of 2^-149, exactly. Not finite: nothing (the flags carry it).
+WB_HD inline void limbs_add_double(uint64_t limb[5], double d) {
+  const uint64_t b = double_bits(d);
+  const int biased = int((b >> 52) & 0x7ff);
+  if (biased == 0x7ff || (b << 1) == 0) return;  // infinity or NaN; or zero
+  // d = significand * 2^(biased - 1075); in units of 2^-149 the shift is biased - 926.
+  // The bins hold no double below 2^-149, so biased > 0 and a negative shift drops zeros only.
+  long long significand = (long long)((b & 0xfffffffffffffull) | 0x10000000000000ull);
+  int shift = biased - 926;
+  if (shift < 0) significand >>= -shift, shift = 0;
+  limbs_add_shifted(limb, (b >> 63) ? -significand : significand, shift);
+}
+
+/// Add one 320-bit fixed-point integer to another.
+WB_HD inline void limbs_add(uint64_t limb[5], const uint64_t term[5]) {
+  uint64_t carry = 0;
+  for (int j = 0; j < 5; ++j) {
+    const uint64_t sum = limb[j] + term[j];
+    uint64_t out = sum < term[j];
+    const uint64_t total = sum + carry;
+    out |= total < carry;
+    limb[j] = total;
+    carry = out;
+  }
+}
+
+/// A 320-bit fixed-point integer (units of 2^-149) correctly rounded to float: nearest, ties
+/// to even, infinity from FLT_MAX + half an ulp on; `flags` (special_flags, or-ed) give IEEE's
+/// answer when an infinity or NaN was added. Integer arithmetic only, as ExactSum's
+/// round_to_float, which the host check compares it with.
+WB_HD inline float round_limbs_to_float(const uint64_t limb_in[5], unsigned flags) {
+  if (flags & 1u || (flags & 6u) == 6u) return float_from_bits(0x7fc00000u);
+  if (flags & 2u) return float_from_bits(0x7f800000u);
+  if (flags & 4u) return float_from_bits(0xff800000u);
+  uint64_t m[5];
+  const bool negative = limb_in[4] >> 63;
+  uint64_t borrow = 1;  // two's complement: invert and add one
+  for (int j = 0; j < 5; ++j) {
+    m[j] = negative ? ~limb_in[j] + borrow : limb_in[j];
+    if (negative) borrow = borrow && m[j] == 0;
+  }
+  int top = 319;
+  while (top >= 0 && !((m[top / 64] >> (top % 64)) & 1u)) --top;
+  if (top < 0) return 0.0f;
+  auto bit = [&](int p) -> uint32_t { return uint32_t((m[p / 64] >> (p % 64)) & 1u); };
+  const int shift = top < 24 ? 0 : top - 23;
+  uint32_t significand = 0;
+  for (int p = shift + 23; p >= shift; --p) significand = significand << 1 | bit(p);
+  int exponent_shift = shift;
+  if (shift > 0 && bit(shift - 1)) {
+    bool above_half = false;
+    for (int p = 0; p < shift - 1 && !above_half; ++p) above_half = bit(p);
+    if (above_half || (significand & 1u)) ++significand;
+    if (significand >> 24) significand >>= 1, ++exponent_shift;
+  }
+  uint32_t bits;
+  if (exponent_shift == 0) bits = significand;
+  else if (exponent_shift + 1 >= 255) bits = 0x7f800000u;
+  else bits = uint32_t(exponent_shift + 1) << 23 | (significand & 0x7fffffu);
+  return float_from_bits(bits | (negative ? 0x80000000u : 0u));
+}
+
+// ---------------------------------------------------------------------------------------
 // Error bounds, from N. J. Higham, "Accuracy and Stability of Numerical Algorithms",
 // 2nd ed., SIAM, 2002, chapter 4 (summation), section 4.2: a sum computed in any order
 // with k additions on the longest path from an input to the result has

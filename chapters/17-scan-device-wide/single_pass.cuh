@@ -181,6 +181,11 @@ __device__ int tile_count(int64_t tile, int tile_size, int64_t n) {
   return n - first < tile_size ? int(n - first) : tile_size;
 }
 
+/// A value's 32 bits, for its status word (an int's as they are, a float's bit pattern).
+__device__ unsigned value_bits(int value) { return unsigned(value); }
+/// See value_bits(int).
+__device__ unsigned value_bits(float value) { return __float_as_uint(value); }
+
 // [status]
 /// A tile's status: one 64-bit word, so that one atomic store publishes all of it and one
 /// atomic load reads all of it. The high 32 bits hold the launch's epoch (bits 2 to 31) and
@@ -206,11 +211,6 @@ struct LookBackArgs {
   unsigned poll_ns;             ///< sleep between looks while a needed tile is not ready
 };
 
-/// A value's 32 bits, for its status word (an int's as they are, a float's bit pattern).
-__device__ unsigned value_bits(int value) { return unsigned(value); }
-/// See value_bits(int).
-__device__ unsigned value_bits(float value) { return __float_as_uint(value); }
-
 /// The status word of `flag` and `value` in `epoch`.
 template <class T>
 __device__ TileStatus status_word(unsigned epoch, unsigned flag, T value) {
@@ -223,13 +223,6 @@ __device__ bool is_current(TileStatus s, unsigned epoch) { return unsigned(s >> 
 
 /// The flag of a status word.
 __device__ unsigned flag_of(TileStatus s) { return unsigned(s >> 32) & 3u; }
-
-/// The value of a status word, as a T.
-template <class T>
-__device__ T value_of(TileStatus s) {
-  if constexpr (std::is_same_v<T, float>) return __uint_as_float(unsigned(s));
-  else return T(unsigned(s));
-}
 
 /// Publish a tile's flag and value in one relaxed atomic store at device scope.
 ///
@@ -251,6 +244,13 @@ __device__ TileStatus observe(TileStatus* status) {
   return word.load(cuda::memory_order_relaxed);
 }
 // [status]
+
+/// The value of a status word, as a T.
+template <class T>
+__device__ T value_of(TileStatus s) {
+  if constexpr (std::is_same_v<T, float>) return __uint_as_float(unsigned(s));
+  else return T(unsigned(s));
+}
 
 // The stress build (`cmake -DWB_STRESS=ON`, run by tests/stress_check.sh). On a quiet GPU a
 // tile's predecessors have usually published by the time it first looks back, so the
@@ -425,21 +425,11 @@ __device__ T look_back(const LookBackArgs& a, int64_t tile, T aggregate, const C
 // [look_back]
 
 // [fold]
-/// The look-back in the order FoldForward, which gives the same bits on every run.
-///
-/// Define every tile's inclusive prefix by one recurrence, P(t) = P(t-1) + A(t) rounded, with
-/// P(0) = carry-in + A(0) and A(t) the tile's sum in the block scan's fixed order. A tile that
-/// finds P(j) and the aggregates A(j+1) ... A(t-1) after it folds them forward:
-/// ((P(j) + A(j+1)) + A(j+2)) + ... + A(t-1), one rounding per addition. If P(j) is the
-/// recurrence's value, so is each partial fold (it is P(j+1), then P(j+2), ...), and the tile
-/// returns P(t-1) and publishes P(t): by induction from tile 0, every published prefix is the
-/// recurrence's, whichever j a look happened to find. So the carry does not depend on timing.
-///
-/// The walk is chapter 17's, but a window without a P keeps its 32 aggregates in shared memory
-/// (they must be added after the P that is still to be found, and oldest first), for up to
-/// kFoldWindows windows; beyond that the warp looks at the farthest window again until one
-/// of its tiles has published P, which each does once its own look-back is done. The fold is
-/// serial, usually over 1 to 3 aggregates.
+/// The look-back in the order FoldForward: the P found, then each A after it, oldest first,
+/// ((P(j) + A(j+1)) + A(j+2)) + ... + A(t-1), which is P(t-1) of the recurrence
+/// P(t) = P(t-1) + A(t) whatever j was (chapter 19's page proves it). The walk is look_back's,
+/// but a window without a P keeps its As in shared memory, for up to kFoldWindows windows;
+/// then the warp looks at the farthest window again until one of its tiles publishes P.
 template <class T, class CarryIn>
 __device__ T look_back_folding(const LookBackArgs& a, int64_t tile, T aggregate, const CarryIn& carry_in) {
   __shared__ T kept[kFoldWindows][kWindow];  // the walked windows' aggregates, nearest window first
@@ -492,12 +482,22 @@ __device__ T look_back_folding(const LookBackArgs& a, int64_t tile, T aggregate,
 }
 // [fold]
 
+/// The look-back in `Order`: look_back() or look_back_folding().
+template <LookBackOrder Order, class T, class CarryIn>
+__device__ __forceinline__ T look_back_in(const LookBackArgs& a, int64_t tile, T aggregate, const CarryIn& carry_in) {
+  static_assert(sizeof(T) == 4, "a status word holds 32 bits of value");
+  if constexpr (Order == LookBackOrder::FoldForward) return look_back_folding(a, tile, aggregate, carry_in);
+  else return look_back(a, tile, aggregate, carry_in);
+}
+
 // [kernel]
-/// The body of the single pass for one tile, both kernels' (below): see scan_single_pass.
+/// One tile of the single pass (the kernels below are this): launch one block per tile of
+/// blockDim.x x K elements with stage_bytes(blockDim.x, K) of dynamic shared memory; `a` says
+/// where the tile counter and the statuses are and which epoch this launch is
+/// (SinglePass::launch()), `carry_in()` what tile 0 starts from (NoCarryIn: 0).
 template <class T, LookBackOrder Order, int K, class CarryIn>
 __device__ __forceinline__ void scan_one_tile(const T* in, int64_t n, T* out, const LookBackArgs& a,
                                               const CarryIn& carry_in) {
-  static_assert(sizeof(T) == 4, "a status word holds 32 bits of value");
   extern __shared__ int stage_words[];
   T* const stage = reinterpret_cast<T*>(stage_words);
   __shared__ T warp_totals[kWarp];
@@ -529,9 +529,7 @@ __device__ __forceinline__ void scan_one_tile(const T* in, int64_t n, T* out, co
 
   // 3. The carry from all earlier tiles, found by warp 0, handed to the block.
   if (threadIdx.x < kWarp) {
-    T carry;
-    if constexpr (Order == LookBackOrder::FoldForward) carry = look_back_folding(a, tile, tile_total, carry_in);
-    else carry = look_back(a, tile, tile_total, carry_in);
+    const T carry = look_back_in<Order>(a, tile, tile_total, carry_in);
     if (threadIdx.x == 0) tile_carry = carry;
   }
   __syncthreads();
@@ -540,11 +538,9 @@ __device__ __forceinline__ void scan_one_tile(const T* in, int64_t n, T* out, co
   for (int i = 0; i < K; ++i) items[i] += before;
   store_tile<K>(out + first, count, stage, items);
 }
+// [kernel]
 
-/// Single-pass scan of the whole array of ints. Launch one block per tile of blockDim.x x K
-/// elements with stage_bytes(blockDim.x, K) of dynamic shared memory; `a` says where the tile
-/// counter and the statuses are and which epoch this launch is (SinglePass::launch()), and
-/// `carry_in()` what tile 0 starts from (NoCarryIn: 0).
+/// Single-pass scan of the whole array of ints in chapter 17's order (see scan_one_tile).
 template <int K, class CarryIn = NoCarryIn>
 __global__ void __launch_bounds__(1024)
     scan_single_pass(const int* in, int64_t n, int* out, LookBackArgs a, CarryIn carry_in) {
@@ -557,7 +553,6 @@ __global__ void __launch_bounds__(1024)
     scan_single_pass_of(const T* in, int64_t n, T* out, LookBackArgs a, CarryIn carry_in) {
   scan_one_tile<T, Order, K>(in, n, out, a, carry_in);
 }
-// [kernel]
 
 /// Dynamic shared memory of a block of `block` threads with K = `batch`: every warp's part.
 size_t stage_bytes(int block, int batch) {
