@@ -3,6 +3,8 @@
 committed CSVs. In a temporary copy of the repository's tracked files, this re-renders
   docs/results/<gpu>.csv            (scripts/summary.sh render: results pages, charts, README,
                                      chapter results and across-N blocks)
+  docs/results/<gpu>-run-chapterNN.csv  (summary.sh render --chapter NN: a chapter measured in
+                                     a run of its own, its page's blocks)
   docs/results/<gpu>-counters.csv   (scripts/profile.sh render: counters pages and blocks)
   docs/results/*-sweepNN.csv        (scripts/sweep.sh render: the chapter's sweep block)
   docs/results/*-gridNN.csv         (scripts/sweep.sh render: the grid study's page)
@@ -46,11 +48,15 @@ def renders(root):
     res = os.path.join(root, "docs", "results")
     out = []
     main = sorted(p for p in glob.glob(os.path.join(res, "*.csv")) if re.fullmatch(r"[a-z0-9-]+\.csv", os.path.basename(p))
-                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d)\.csv$", p))
+                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d)\.csv$", p))
     # The H200 first: the pages show the first CSV open and fold the others.
     main.sort(key=lambda p: (os.path.basename(p) != "h200.csv", p))
     if main:
         out.append((["bash", "scripts/summary.sh", "render", "--date", shown_date(main[0][:-4] + ".md")] + main, None))
+    # A chapter measured in a run of its own (with chapter 00): only its page's blocks.
+    for csv in sorted(glob.glob(os.path.join(res, "*-run-chapter[0-9][0-9].csv"))):
+        out.append((["bash", "scripts/summary.sh", "render", "--chapter", csv[-6:-4], "--date",
+                     shown_date(csv[:-4] + ".md"), csv], None))
     counters = sorted(glob.glob(os.path.join(res, "*-counters.csv")), key=lambda p: (not p.endswith("/h200-counters.csv"), p))
     if counters:
         out.append((["bash", "scripts/profile.sh", "render", "--date", shown_date(counters[0][:-4] + ".md")] + counters, None))

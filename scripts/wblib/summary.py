@@ -26,6 +26,9 @@ Several CSVs (several GPUs) give one block per GPU, in the order given: the firs
 further one folded in <details> ("The same on the <device>"); the README's block is short, the
 first GPU's one table, a link to each GPU's results page and the first GPU's chart. The date shown is --date,
 else the CSV's modification date. Paths in the blocks are relative to the page that holds them.
+A chapter added after a GPU's published run is measured in a run of its own, with chapter 00
+(`run` then keeps both in <gpu>.csv: rename it <gpu>-run-chapterNN.csv) and rendered with
+--chapter NN: its page and charts are written as above, and only chapter NN's page blocks.
 
 Definitions used throughout render:
   main N      the N of most main rows (every chapter runs at the N given to run)
@@ -61,7 +64,7 @@ SCRIPT = "summary.sh"
 
 USAGE = """\
 usage: scripts/summary.sh run [N] [--bin-dir DIR] [--out DIR] [--logs DIR]
-       scripts/summary.sh render [--date YYYY-MM-DD] CSV...
+       scripts/summary.sh render [--chapter NN] [--date YYYY-MM-DD] CSV...
        scripts/summary.sh all [N] [--bin-dir DIR] [--out DIR] [--logs DIR] [--date YYYY-MM-DD]
 
   run      every chapter with --csv at N elements (default 2^30; forms 1073741824, 2^30, 1<<30),
@@ -71,6 +74,8 @@ usage: scripts/summary.sh run [N] [--bin-dir DIR] [--out DIR] [--logs DIR]
   render   from CSVs written by run: <gpu>.md, <gpu>.svg, <gpu>-chapterNN.svg and, for a
            chapter with a sweep across N, <gpu>-chapterNN-across-n.svg beside each CSV, and the
            marked blocks of README.md and chapters/NN-*/README.md. No GPU needed.
+           --chapter NN: only chapter NN's page blocks, for a chapter measured in a run of its
+           own with chapter 00 (<gpu>-run-chapterNN.csv).
   all      run, then render.
   --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
   -h, --help      this text
@@ -419,7 +424,16 @@ class Results:
         """The ceiling a row is judged against."""
         if self.is_ceiling(r.ch):
             return self.read_ceil if r.kn in self.read_kernels else self.copy_ceil
-        return self.copy_ceil if self.part(r.ch) == "scan" else self.read_ceil
+        if self.part(r.ch) == "scan" or self.writes_too(r):
+            return self.copy_ceil
+        return self.read_ceil
+
+    @staticmethod
+    def writes_too(r):
+        """Whether a row counted more than a read of each element: its bytes per element, from
+        its own GB/s, time and N (GB/s x ms = 10^6 bytes), are 6 or more (a read and a write
+        are 8). A chapter of sums may time a scan beside them (chapter 19), which moves both."""
+        return r.n > 0 and r.gb * r.med * 1e6 / r.n >= 6
 
     def in_across(self, r, c):
         if r.ch != c or not r.ok:
@@ -552,6 +566,9 @@ def chapter_block(res, c, date, pagerel, open_block=True):
         what = f"% of ceiling is against chapter {cc}'s copy ceiling, {f1(res.copy_ceil)} GB/s, measured in the same run."
     else:
         what = f"% of ceiling is against chapter {cc}'s read-only ceiling, {f1(res.read_ceil)} GB/s, measured in the same run."
+    if res.part(c) != "scan" and not res.is_ceiling(c) and any(
+            res.writes_too(r) for r in res.rows if r.ch == c and r.run == "main") and res.copy_ceil > 0:
+        what += f" Rows that also write each element are against its copy ceiling, {f1(res.copy_ceil)} GB/s."
     if with_cub:
         what += f" vs CUB compares with {cub_label(r for r in res.rows if r.ch == c and r.run == 'main')}."
     out = [f"Measured on the {dev} on {date} at N = {pow2(res.main_n)} by `scripts/summary.sh`. {what}", "",
@@ -563,7 +580,8 @@ def chapter_block(res, c, date, pagerel, open_block=True):
         line = (f"| {r.kn if r.ok else r.kn + ' (FAIL)'} | {pow2(r.n)} | {dash0(r.blk)} | {dash0(r.bat)} | "
                 f"{fmt_ms(r.med)} | {f1(r.gb)} | {f1(r.pc)}% | {pct_of(r.gb, res.ceiling_of(r))} |")
         if with_cub:
-            vs = "" if is_cub(r.kn) or not r.ok or r.n != res.main_n else times(res.cub[c].med, r.med)
+            vs = ("" if is_cub(r.kn) or not r.ok or r.n != res.main_n
+                  or res.ceiling_of(r) != res.ceiling_of(res.cub[c]) else times(res.cub[c].med, r.med))
             line += f" {vs} |"
         out.append(line)
     out.append("")
@@ -880,7 +898,7 @@ def text_of(lines):
     return "\n".join(lines) + "\n"
 
 
-def render_one(csv_path, date, facts_for, slugs, first=True):
+def render_one(csv_path, date, facts_for, slugs, first=True, only=None):
     """Render one CSV (`first`: the first given, whose blocks stay open on the pages): write its
     page and charts beside it; return its device's name and page blocks
     {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
@@ -909,6 +927,8 @@ def render_one(csv_path, date, facts_for, slugs, first=True):
     blocks = {"device": res.device, "page": f"{img}{base}.md", "chart": f"{img}{base}.svg",
               "summary.md": text_of(readme_table(res, date, slugs))}
     for c in res.chs:
+        if only is not None and c != only:
+            continue
         if res.has_mark(c):
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
         blocks[f"chapter{c}.md"] = text_of(chapter_block(res, c, date, pagerel, first))
@@ -948,7 +968,17 @@ def splice_page(path, blocks, name, markers):
 
 
 def do_render(argv, bin_dir=None):
-    """summary render [--date D] CSV...: pages, charts and page blocks (see the top)."""
+    """summary render [--chapter NN] [--date D] CSV...: pages, charts and page blocks (see the
+    top). With --chapter, only chapter NN's page blocks are written (not README.md's): for a
+    chapter measured in a run of its own, <gpu>-run-chapterNN.csv, which holds chapter 00's rows
+    of that run beside its own, so that its ceilings come from the same run."""
+    only = None
+    if "--chapter" in argv:
+        at = argv.index("--chapter")
+        only = argv[at + 1] if at + 1 < len(argv) else ""
+        if not re.fullmatch(r"\d\d", only):
+            raise common.Usage("--chapter needs a two-digit chapter number, e.g. --chapter 19")
+        argv = argv[:at] + argv[at + 2:]
     date, csvs = common.render_args(argv)
     slugs = common.chapter_dirs()
     known = {}
@@ -965,17 +995,22 @@ def do_render(argv, bin_dir=None):
             say(f"{path}: no such file")
             return 2
         day = date or common.file_date(path)
-        got = render_one(path, day, facts_for, slugs, not blocks)
+        got = render_one(path, day, facts_for, slugs, not blocks, only)
         if got is None:
             return 1
         blocks.append(got)
-    status = splice_page(os.path.join(ROOT, "README.md"), [{"device": "", "readme": readme_text(blocks)}], "readme", ["summary"])
+    status = 0
+    if only is None:
+        status = splice_page(os.path.join(ROOT, "README.md"), [{"device": "", "readme": readme_text(blocks)}], "readme",
+                             ["summary"])
     for c, slug in slugs.items():
+        if only is not None and c != only:
+            continue
         page = os.path.join(ROOT, "chapters", f"{c}-{slug}", "README.md")
         status |= splice_page(page, blocks, f"chapter{c}.md", ["results"])
         status |= splice_page(page, blocks, f"sweep{c}.md", ["across-n", "sweep"])
     if status == 0:
-        print("summary: README.md and the chapter pages are up to date")
+        print(f"summary: chapter {only}'s page is up to date" if only else "summary: README.md and the chapter pages are up to date")
     return status
 
 
