@@ -109,6 +109,9 @@ struct Spec {
   std::vector<VariantSpec> variants;  ///< the --variant values; the first is the default; empty: no flag
   std::vector<std::string> kernels;   ///< without --variant: the CSV "kernel" names a run reports
   Ceilings ceilings;         ///< the rows that measure ceilings (chapter 00); empty elsewhere
+  /// Rows of a chapter of sums that also write each element (chapter 19's scans: 8 bytes per
+  /// element, judged against the copy ceiling); empty: every row follows `op`
+  std::vector<std::string> copy_kernels;
   bool racy = false;         ///< whether the chapter has a --racy exercise
   /// Help for flags the chapter parses itself, before parse_or_exit (e.g. chapter 18's
   /// --gpus): lines shown by --help after the shared flags; empty: none.
@@ -444,6 +447,7 @@ inline Json info_json(const Spec& s, const Json& device) {
   info.set("default_kernels", Json::texts(default_kernels(s)));
   if (!s.ceilings.copy.empty() || !s.ceilings.read.empty())
     info.set("ceilings", Json::object().set("copy", Json::texts(s.ceilings.copy)).set("read", Json::texts(s.ceilings.read)));
+  if (!s.copy_kernels.empty()) info.set("copy_kernels", Json::texts(s.copy_kernels));
   info.set("cub", cub_version ? Json::text(cub_version) : Json());
   info.set("device", device);
   return info;

@@ -657,6 +657,7 @@ int main(int argc, char** argv) {
   spec.part = wb::Part::Reduction;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.variants = chapter_variants();
+  spec.copy_kernels = {"float_scan_single_pass", "float_scan_deterministic"};
   spec.extra_flags = {"--input", "--spread", "--study", "--runs", "--emulate", "--gpu-bits"};
   spec.extra_usage =
       "  --input MODE  the signs of the input: positive, mixed or cancel (pairs x, -x one ulp apart)\n"

@@ -428,12 +428,10 @@ class Results:
             return self.copy_ceil
         return self.read_ceil
 
-    @staticmethod
-    def writes_too(r):
-        """Whether a row counted more than a read of each element: its bytes per element, from
-        its own GB/s, time and N (GB/s x ms = 10^6 bytes), are 6 or more (a read and a write
-        are 8). A chapter of sums may time a scan beside them (chapter 19), which moves both."""
-        return r.n > 0 and r.gb * r.med * 1e6 / r.n >= 6
+    def writes_too(self, r):
+        """Whether a row of a chapter of sums also writes each element (chapters.json's
+        copy_kernels: chapter 19 times scans beside its sums), so the copy ceiling judges it."""
+        return r.kn in self.facts.info.get(r.ch, {}).get("copy_kernels", [])
 
     def in_across(self, r, c):
         if r.ch != c or not r.ok:
