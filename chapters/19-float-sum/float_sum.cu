@@ -185,24 +185,7 @@ WB_HD inline long long limbs_chunk(const uint64_t limb[5], int c) {
 /// two's-complement integer, least significant limb first (ExactSum's layout).
 WB_HD inline void bins_to_limbs(const long long* bins, uint64_t limb[5]) {
   for (int k = 0; k < 5; ++k) limb[k] = 0;
-  for (int b = 0; b < kBins; ++b) {
-    const long long v = bins[b];
-    const uint64_t fill = v < 0 ? ~0ull : 0ull;
-    const int k = (32 * b) / 64, r = (32 * b) % 64;
-    uint64_t t[5];
-    for (int j = 0; j < 5; ++j) t[j] = j < k ? 0 : fill;
-    t[k] = uint64_t(v) << r;
-    if (k + 1 < 5) t[k + 1] = r ? uint64_t(v >> (64 - r)) : fill;
-    uint64_t carry = 0;
-    for (int j = 0; j < 5; ++j) {
-      const uint64_t sum = limb[j] + t[j];
-      uint64_t out = sum < t[j];
-      const uint64_t total = sum + carry;
-      out |= total < carry;
-      limb[j] = total;
-      carry = out;
-    }
-  }
+  for (int b = 0; b < kBins; ++b) wb::limbs_add_shifted(limb, bins[b], 32 * b);
 }
 
 // ---------------------------------------------------------------------------------------
