@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 KEYS = ["chapter", "slug", "idea", "part", "op", "bytes_per_element", "bytes", "flags", "block", "batch",
-        "variants", "default_kernels", "ceilings", "cub", "device"]
+        "variants", "default_kernels", "ceilings", "copy_kernels", "cub", "device"]
 PARTS = {"ceiling", "reduction", "scan", "multi-gpu"}
 BYTES = {"reduce": 4, "scan": 8}
 DEVICE_KEYS = ["ordinal", "name", "sm", "sms", "l2_bytes", "peak_gbps"]
@@ -64,9 +64,14 @@ def check_chapter(cid, slug, info_text, variants_text, source):
     problems = []
     if json.dumps(info, indent=2, ensure_ascii=False) + "\n" != info_text:
         problems.append("--info is not laid out as json.dumps(indent=2) lays it out")
-    want_keys = [k for k in KEYS if k != "ceilings" or "ceilings" in info]
+    # ceilings (chapter 00) and copy_kernels (chapter 19's scans) only where a chapter has them.
+    want_keys = [k for k in KEYS if k not in ("ceilings", "copy_kernels") or k in info]
     if list(info) != want_keys:
         problems.append(f"keys {list(info)}, expected {want_keys}")
+    rows = {k for v in info.get("variants") or [] for k in v.get("kernels", [])} | set(info.get("default_kernels") or [])
+    for k in info.get("copy_kernels", []):
+        if k not in rows:
+            problems.append(f"copy_kernels names {k}, which no variant reports")
         return problems
     if info["chapter"] != cid or info["slug"] != slug:
         problems.append(f"chapter/slug {info['chapter']}/{info['slug']}, expected {cid}/{slug}")

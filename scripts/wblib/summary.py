@@ -896,7 +896,7 @@ def text_of(lines):
     return "\n".join(lines) + "\n"
 
 
-def render_one(csv_path, date, facts_for, slugs, first=True, only=None):
+def render_one(csv_path, date, facts_for, slugs, first=True):
     """Render one CSV (`first`: the first given, whose blocks stay open on the pages): write its
     page and charts beside it; return its device's name and page blocks
     {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
@@ -925,8 +925,6 @@ def render_one(csv_path, date, facts_for, slugs, first=True, only=None):
     blocks = {"device": res.device, "page": f"{img}{base}.md", "chart": f"{img}{base}.svg",
               "summary.md": text_of(readme_table(res, date, slugs))}
     for c in res.chs:
-        if only is not None and c != only:
-            continue
         if res.has_mark(c):
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
         blocks[f"chapter{c}.md"] = text_of(chapter_block(res, c, date, pagerel, first))
@@ -993,7 +991,7 @@ def do_render(argv, bin_dir=None):
             say(f"{path}: no such file")
             return 2
         day = date or common.file_date(path)
-        got = render_one(path, day, facts_for, slugs, not blocks, only)
+        got = render_one(path, day, facts_for, slugs, not blocks)
         if got is None:
             return 1
         blocks.append(got)
