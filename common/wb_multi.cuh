@@ -439,15 +439,25 @@ class Multi {
     std::atomic<size_t> next{0};
     std::vector<std::thread> pool;
     const int device = gpus_here_[size_t(sh.gpu)].device;
+    // A worker that exited on a CUDA error would end the process under the others' feet: each
+    // keeps the first error instead, and the caller's thread reports it after the join.
+    cudaError_t failed = cudaSuccess;
+    auto failing = [&](cudaError_t e) {
+      if (e == cudaSuccess) return false;
+      std::lock_guard<std::mutex> hold(lock);
+      if (failed == cudaSuccess) failed = e;
+      return true;
+    };
     for (int w = 0; w < workers; ++w) {
       pool.emplace_back([&] {
-        WB_CHECK(cudaSetDevice(device));
+        if (failing(cudaSetDevice(device))) return;
         std::vector<int32_t> got(static_cast<size_t>(kSlice));
         for (size_t k = next++; k < mine.size(); k = next++) {
           const size_t s = mine[k];
           const int64_t from = reference_.slice_first[s];
           const int64_t to = std::min(end, from + kSlice);
-          WB_CHECK(cudaMemcpy(got.data(), d + (from - sh.first), size_t(to - from) * 4, cudaMemcpyDeviceToHost));
+          if (failing(cudaMemcpy(got.data(), d + (from - sh.first), size_t(to - from) * 4, cudaMemcpyDeviceToHost)))
+            return;
           uint32_t run = reference_.slice_before[s];
           for (int64_t i = from; i < to; ++i) {
             const int32_t x = input_value(opt_.seed, uint64_t(i));
@@ -463,6 +473,7 @@ class Multi {
       });
     }
     for (auto& t : pool) t.join();
+    check(failed, "cudaMemcpy of a shard's slice to the host (check_shard)", __FILE__, __LINE__);
     return found;
   }
 
