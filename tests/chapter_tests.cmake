@@ -7,7 +7,7 @@ add_test(NAME ${target}_help COMMAND sh ${WB_TESTS}/expect.sh 0 "usage: \\./${ta
 set_tests_properties(${target}_help PROPERTIES LABELS host)
 
 # Refused command lines exit 2 with a message naming the problem, with or without a GPU.
-foreach(bad
+wb_badarg_tests(${target} ${bin}
     "n_negative@@--n -5@@--n '-5' is not allowed"
     "n_text@@--n abc@@--n 'abc' is not allowed"
     "n_zero@@--n 0@@--n '0' is not allowed"
@@ -19,14 +19,6 @@ foreach(bad
     "offset_text@@--offset x@@--offset 'x' is not allowed"
     "info_extra@@--info extra@@unknown argument 'extra'"
     "list_variants_value@@--list-variants=x@@--list-variants takes no value")
-  string(REPLACE "@@" ";" parts "${bad}")
-  list(GET parts 0 name)
-  list(GET parts 1 args)
-  list(GET parts 2 pattern)
-  separate_arguments(args UNIX_COMMAND "${args}")
-  add_test(NAME ${target}_badarg_${name} COMMAND sh ${WB_TESTS}/expect.sh 2 "${pattern}" ${bin} ${args})
-  set_tests_properties(${target}_badarg_${name} PROPERTIES LABELS host)
-endforeach()
 
 # --block 2000, --batch 0 and --variant nope are refused with the exact line the parser gives
 # for this chapter's flag (wb::parse_args): the rule, range or list of values of a chapter that

@@ -2,19 +2,11 @@
 #
 # The harness flags (common/wb_multi.cuh) are refused with the exact line of the shared parser,
 # and --help shows them (host tests, no GPU needed).
-foreach(bad
+wb_badarg_tests(${target} ${bin}
     "gpus_zero@@--gpus 0@@^${target}: --gpus '0' is not allowed: give a whole number from 1 to 1024$"
     "shards_text@@--shards x@@^${target}: --shards 'x' is not allowed: give a whole number from 1 to 1024$"
     "shards_missing@@--shards@@^${target}: --shards needs a value$"
     "no_gate_value@@--no-gate=1@@^${target}: --no-gate takes no value$")
-  string(REPLACE "@@" ";" parts "${bad}")
-  list(GET parts 0 name)
-  list(GET parts 1 args)
-  list(GET parts 2 pattern)
-  separate_arguments(args UNIX_COMMAND "${args}")
-  add_test(NAME ${target}_badarg_${name} COMMAND sh ${WB_TESTS}/expect.sh 2 "${pattern}" ${bin} ${args})
-  set_tests_properties(${target}_badarg_${name} PROPERTIES LABELS host)
-endforeach()
 add_test(NAME ${target}_help_harness_flags
          COMMAND sh ${WB_TESTS}/expect.sh 0 "^  --shards S    cut the array into S shards" ${bin} --help)
 set_tests_properties(${target}_help_harness_flags PROPERTIES LABELS host)

@@ -36,17 +36,9 @@ set_tests_properties(${target}_tree_two_grids_control PROPERTIES LABELS "gpu;qui
                      RESOURCE_LOCK gpu TIMEOUT 600)
 
 # The input flags: refused values exit 2 with wb::parse_float_input's message.
-foreach(bad
+wb_badarg_tests(${target} ${bin}
     "input_unknown@@--input bogus@@^chapter19: mode 'bogus' is not known: give positive, mixed or cancel$"
     "spread_too_big@@--spread 161@@^chapter19: spread '161' is not allowed: give a whole number from 0 to 160$"
     "spread_sign@@--spread +8@@^chapter19: spread '\\+8' is not allowed: give a whole number from 0 to 160$"
     "runs_zero@@--runs 0@@^chapter19: --runs '0' is not allowed: give a whole number from 1 to 100000$"
     "study_and_emulate@@--study --emulate@@cannot be given together")
-  string(REPLACE "@@" ";" parts "${bad}")
-  list(GET parts 0 name)
-  list(GET parts 1 args)
-  list(GET parts 2 pattern)
-  separate_arguments(args UNIX_COMMAND "${args}")
-  add_test(NAME ${target}_badarg_${name} COMMAND sh ${WB_TESTS}/expect.sh 2 "${pattern}" ${bin} ${args})
-  set_tests_properties(${target}_badarg_${name} PROPERTIES LABELS host)
-endforeach()
