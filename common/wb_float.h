@@ -19,17 +19,7 @@
 
 #include "wb_reference.h"
 
-// Marks a function that host and device code both call (the float input, which a GPU makes
-// where it is used, and the host where it checks): `__host__ __device__` under nvcc, nothing
-// for a host compiler. Defined here only if no other header has. (A plain comment: a `///`
-// one here would document namespace wb, which Doxygen would then place in this file.)
-#ifndef WB_HD
-#ifdef __CUDACC__
-#define WB_HD __host__ __device__
-#else
-#define WB_HD
-#endif
-#endif
+// WB_HD (host and device) comes from wb_reference.h, whose input formula uses it too.
 
 namespace wb {
 
