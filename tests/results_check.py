@@ -9,6 +9,7 @@ committed CSVs. In a temporary copy of the repository's tracked files, this re-r
   docs/results/*-sweepNN.csv        (scripts/sweep.sh render: the chapter's sweep block)
   docs/results/*-gridNN.csv         (scripts/sweep.sh render: the grid study's page)
   docs/results/*-x*-chapter18.csv   (scripts/scaling.sh render: chapter 18's scaling block)
+  docs/results/*-chapter19-study.csv (scripts/wb.py study render: chapter 19's study chart)
 with the date each committed output shows, and fails naming every file that changed: a page
 edited by hand inside its markers, or a renderer changed without re-rendering, is caught.
 Usage: python3 tests/results_check.py [--self-test]   (exit 0 up to date, 1 otherwise)
@@ -48,7 +49,7 @@ def renders(root):
     res = os.path.join(root, "docs", "results")
     out = []
     main = sorted(p for p in glob.glob(os.path.join(res, "*.csv")) if re.fullmatch(r"[a-z0-9-]+\.csv", os.path.basename(p))
-                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d)\.csv$", p))
+                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study)\.csv$", p))
     # The H200 first: the pages show the first CSV open and fold the others.
     main.sort(key=lambda p: (os.path.basename(p) != "h200.csv", p))
     if main:
@@ -57,6 +58,9 @@ def renders(root):
     for csv in sorted(glob.glob(os.path.join(res, "*-run-chapter[0-9][0-9].csv"))):
         out.append((["bash", "scripts/summary.sh", "render", "--chapter", csv[-6:-4], "--date",
                      shown_date(csv[:-4] + ".md"), csv], None))
+    # Chapter 19's study: its chart beside it (no date shown).
+    for csv in sorted(glob.glob(os.path.join(res, "*-chapter19-study.csv"))):
+        out.append((["python3", "scripts/wb.py", "study", "render", csv], None))
     counters = sorted(glob.glob(os.path.join(res, "*-counters.csv")), key=lambda p: (not p.endswith("/h200-counters.csv"), p))
     if counters:
         out.append((["bash", "scripts/profile.sh", "render", "--date", shown_date(counters[0][:-4] + ".md")] + counters, None))

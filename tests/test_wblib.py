@@ -204,6 +204,46 @@ class SvgTest(unittest.TestCase):
                                        '  <text x="5" y="114.0" fill="#000">b</text>'])
 
 
+class StudyTest(unittest.TestCase):
+    """scripts/wblib/study.py: chapter 19's study chart from its --study CSV."""
+
+    HEADER = "chapter,kernel,n,input,spread,runs,patterns,bits,exact_bits,ulps_max,rel_err_max,verified\n"
+
+    def rows(self, ulps_big):
+        lines = [self.HEADER]
+        for n in (1024, 16384):
+            lines.append(f"19,float_atomic,{n},positive,8,200,{3 if n > 1024 else 1},0x1,0x1,{ulps_big},1e-7,PASS\n")
+            lines.append(f"19,float_exact,{n},positive,8,200,1,0x1,0x1,0.01,1e-9,PASS\n")
+            lines.append(f"19,float_exact,{n},mixed,8,200,1,0x1,0x1,5000,1e-9,PASS\n")
+        return "".join(lines)
+
+    def render(self, text):
+        from wblib import study
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "gpu-chapter19-study.csv")
+            write(path, text)
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                status = study.main(["render", path])
+            svg = open(path[:-4] + ".svg", encoding="utf-8").read() if status == 0 else None
+        return status, svg
+
+    def test_two_panels_per_kernel_only_the_positive_input(self):
+        status, svg = self.render(self.rows(8.5))
+        self.assertEqual(status, 0)
+        # Two kernels drawn, each in both panels; the mixed row (5000 ulps) sets no axis.
+        self.assertEqual(svg.count("<polyline"), 4)
+        self.assertIn(">10</text>", svg)
+        self.assertNotIn(">10000</text>", svg)
+        self.assertEqual(svg, self.render(self.rows(8.5))[1])
+        # Negative control: a larger error on the positive input lifts the error axis.
+        self.assertIn(">1000</text>", self.render(self.rows(850))[1])
+
+    def test_not_a_study_is_refused(self):
+        self.assertEqual(self.render(self.rows(1))[0], 0)
+        status, _ = self.render("chapter,kernel,n\n19,float_atomic,1024\n")
+        self.assertEqual(status, 2)
+
+
 class InfoTest(unittest.TestCase):
     """info --check against stand-in programs whose --info is what chapters.json says, or not."""
 

@@ -6,9 +6,9 @@
 #   bash docs/solutions/exercises/run.sh --list | --check
 #
 # For each exercise of the table below (or those --only names: whole ids such as ch09-ex2, or
-# a chapter, ch09; or those of --part 1 to 5, each of which takes under 9 minutes on one H200
+# a chapter, ch09; or those of --part 1 to 6, each of which takes under 9 minutes on one H200
 # with 16 cores, where the whole table of parts 1 to 4 takes about 25: chapters 00-05, 06-10,
-# 11-14, 15-17, and 18, which needs two GPUs): the repository is copied to a work folder, the exercise's patch (ID.patch
+# 11-14, 15-17, 18, which needs two GPUs, and 19): the repository is copied to a work folder, the exercise's patch (ID.patch
 # beside this script), if it has one, is applied to its own copy, and the chapters the
 # command needs are built with CMake (-DCMAKE_CUDA_ARCHITECTURES=90 unless --arch says
 # otherwise). Every copy is built first, in parallel (--jobs, default: the machine's cores),
@@ -98,6 +98,10 @@ ch18-ex1|18|2|for k in 20 21 22 23 24 25 26 27 28 29 30 31; do ./chapter18 --n 2
 ch18-ex2|18|2|./chapter18 --variant sum --gpus 1 --device 0 --csv && ./chapter18 --variant sum --gpus 1 --device 1 --csv && mpirun --bind-to none -np 2 ./chapter18 --variant sum --csv
 ch18-ex3|18|2|./chapter18.orig --variant scan --csv; ./chapter18 --variant scan --csv
 ch18-ex5|18|2|for a in Ring Tree; do for p in LL Simple; do echo "NCCL_ALGO=$a NCCL_PROTO=$p"; NCCL_ALGO=$a NCCL_PROTO=$p ./chapter18 --variant sum --n 2^20 --csv; done; done
+ch19-ex1|19|1|./chapter19 --n 2^26 --csv; ./chapter19 --n 2^26 --input mixed --spread 40 --csv; ./chapter19 --n 2^26 --input cancel --spread 40 --csv
+ch19-ex2|19|1|./chapter19 --emulate --n 2^24 --input mixed --spread 20; ./chapter19 --gpu-bits --n 2^24 --input mixed --spread 20
+ch19-ex3|19|1|./chapter19 --study --n 2^26
+ch19-ex4|19|1|for b in 256 128; do ./chapter19 --n 2^26 --variant tree --block $b --csv; ./chapter19 --n 2^26 --variant reproducible --block $b --csv; done
 EOF
 
 usage() {
@@ -116,7 +120,8 @@ while [ $# -gt 0 ]; do
         3) only=ch11,ch12,ch13,ch14 ;;
         4) only=ch15,ch16,ch17 ;;
         5) only=ch18 ;;
-        *) echo "run.sh: --part takes 1 to 5" >&2; exit 2 ;;
+        6) only=ch19 ;;
+        *) echo "run.sh: --part takes 1 to 6" >&2; exit 2 ;;
       esac
       shift 2 ;;
     --log) log=${2:-}; shift 2 || usage ;;
