@@ -16,12 +16,16 @@
 #   - profile.sh run on the recorded chapters: once the recording has ncu's NVTX column
 #     (tests/fixtures/profile/record.sh), the CSV and progress lines against expected/, and
 #     --chapters; before that, that run refuses the recording;
-#   - --chapters into an existing CSV, bad usage, and the exits 77 without ncu, without
-#     permission to read the counters (ERR_NVGPUCTRPERM) and without a GPU (1 under REQUIRE_GPU=1);
+#   - --chapters into an existing CSV (the other chapters' rows kept with their dates, or with an
+#     empty one from a CSV without the date column), the date column (today in UTC, or
+#     $WB_PROFILE_DATE), bad usage, and the exits 77 without ncu, without permission to read the
+#     counters (ERR_NVGPUCTRPERM) and without a GPU (1 under REQUIRE_GPU=1);
 #   - profile.sh render: the all-chapters page and the chapter pages (a page with counters
 #     markers, one with only the results block, after which the markers are made, one with
 #     neither, left alone), compared exactly; a second render changes nothing; two CSVs give
-#     two blocks;
+#     two blocks; each chapter's block and the all-chapters page show the date of that chapter's
+#     rows (negative control: one date on every chapter is told apart), rows without a date take
+#     --date, else the CSV's modification date;
 #   - the parser on ncu's auto-scaled units (Mbyte, usecond), from a small hand-made input.
 # Usage: bash tests/profile_test.sh [-v] [--update]
 #   -v        show every difference in full
@@ -45,6 +49,9 @@ done
 . "$here/test_lib.sh"
 unset REQUIRE_GPU NCU FAKE_NOGPU FAKE_NCU_PERM FAKE_NCU_LOG BUILD
 export PYTHONDONTWRITEBYTECODE=1
+# The day profile.sh run writes in each row's date column, fixed so that its CSVs compare exactly
+# (a run without it, which writes today's date, is checked below).
+export WB_PROFILE_DATE=2026-11-22
 work=$(mktemp -d "${TMPDIR:-/tmp}/wb-profile-test.XXXXXX")
 if [ "${WB_KEEP:-0}" = 1 ]; then echo "profile_test: working in $work"; else trap 'rm -rf "$work"' EXIT; fi
 
@@ -207,17 +214,48 @@ fi
 expect_grep '^11,cub_device_reduce_sum,first,3,count_mismatches,' "$work/inside/$name" \
   "negative control: the check kernel inside a range is attributed to that row"
 
-# --chapters into an existing CSV: the other chapters' rows stay, in order, chapter 11's are new.
-(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run --chapters "chapter$hm,11" \
-  --bin-dir "$R" --logs "$work/merge-logs") >"$work/merge.out" 2>&1
+# --chapters into an existing CSV, on a later day: the other chapters' rows stay, in order and
+# with their own date; chapter 11's are new, dated with the day of this run.
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
+  --chapters "chapter$hm,11" --bin-dir "$R" --logs "$work/merge-logs") >"$work/merge.out" 2>&1
 expect_status 0 $? "run --chapters chapter$hm,11 into the existing CSV"
 { head -n 1 "$work/full.csv"; awk -F, -v id=$hm 'NR > 1 && $1 < id' "$work/full.csv"
-  awk -F, 'NR > 1' "$work/clean/$name"; awk -F, -v id=$hm 'NR > 1 && $1 > id' "$work/full.csv"; } >"$work/merge.want"
-expect_same "$work/merge.want" "$R/docs/results/$name" "run --chapters into the existing CSV: the others' rows kept, in order"
+  awk -F, 'NR > 1' "$work/clean/$name" | sed 's/,2026-11-22$/,2026-11-25/'
+  awk -F, -v id=$hm 'NR > 1 && $1 > id' "$work/full.csv"; } >"$work/merge.want"
+expect_same "$work/merge.want" "$R/docs/results/$name" \
+  "run --chapters into the existing CSV: the others' rows kept, in order, with their dates; chapter $hm's of this day"
 others=$(awk -F, -v id=$hm 'NR > 1 && $1 != id { print $1 }' "$work/full.csv" | sort -u | wc -l)
 expect_grep "kept the rows of $others other chapter\\(s\\) from the existing $name" "$work/merge.out" \
   "run --chapters into the existing CSV: says so"
+# The CSV of two dates, which the render tests below read.
+cp "$R/docs/results/$name" "$work/two-dates.csv"
+# Into a CSV written before the date column: the kept rows get an empty date.
+sed 's/,[^,]*$//' "$work/full.csv" >"$csv"
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
+  --chapters $hm --bin-dir "$R" --logs "$work/merge-logs") >"$work/undated.out" 2>&1
+expect_status 0 $? "run --chapters $hm into a CSV without the date column"
+awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed '2,$s/,[^,]*$/,/' >"$work/undated.others"
+awk -F, -v id=$hm '$1 != id' "$csv" >"$work/undated.got"
+expect_same "$work/undated.others" "$work/undated.got" \
+  "run --chapters into an undated CSV: the others' rows kept, with an empty date"
+expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25\$" "$csv" \
+  "run --chapters into an undated CSV: chapter $hm's rows dated"
+expect_grep "kept the rows of $others other chapter\\(s\\)" "$work/undated.out" "run --chapters into an undated CSV: says so"
 cp "$work/full.csv" "$csv"
+# Without WB_PROFILE_DATE: today's date in UTC, in every row.
+before=$(date -u +%Y-%m-%d)
+(cd "$R" && unset WB_PROFILE_DATE && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run \
+  --chapters $hm --bin-dir "$R" --out "$work/today" --logs "$work/today-logs") >/dev/null 2>&1
+after=$(date -u +%Y-%m-%d)
+expect_status 0 $? "run without WB_PROFILE_DATE"
+dates=$(awk -F, 'NR > 1 { print $NF }' "$work/today/$name" | sort -u)
+[ "$dates" = "$before" ] || [ "$dates" = "$after" ] && ok ||
+  bad "run without WB_PROFILE_DATE: rows dated '$dates', not today ($before, UTC)"
+(cd "$R" && WB_PROFILE_DATE=25.11.2026 FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run \
+  --chapters $hm --bin-dir "$R" --out "$work/baddate" --logs "$work/baddate-logs") >"$work/baddate.out" 2>&1
+expect_status 2 $? "run with a WB_PROFILE_DATE that is not YYYY-MM-DD"
+expect_grep "WB_PROFILE_DATE='25.11.2026' is not a date YYYY-MM-DD" "$work/baddate.out" \
+  "run with a bad WB_PROFILE_DATE: says so"
 
 (cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters 99 --bin-dir "$R" --out "$work/none") >"$work/bad.out" 2>&1
 expect_status 2 $? "run --chapters 99 (no such chapter)"
@@ -274,7 +312,7 @@ expect_status 0 $? "profile.sh render, again"
 for id in "${ids[@]}"; do expect_same "$work/page$id.1" "$(page_of "$id")" "render again: chapter $id's page changed"; done
 expect_same "$work/md.1" "$R/docs/results/${name%.csv}.md" "render again: the all-chapters page changed"
 # Two GPUs: one block each, in the order given.
-sed 's/,NVIDIA [^,]*$/,NVIDIA Other GPU/' "$csv" >"$R/docs/results/other-gpu-counters.csv"
+sed 's/,NVIDIA [^,]*\(,[^,]*\)$/,NVIDIA Other GPU\1/' "$csv" >"$R/docs/results/other-gpu-counters.csv"
 (cd "$R" && bash scripts/profile.sh render --date 2026-11-22 "docs/results/$name" docs/results/other-gpu-counters.csv) >/dev/null 2>&1
 expect_status 0 $? "profile.sh render with two CSVs"
 expect_count 2 "^Hardware counters of this chapter's kernels on the " "$(page_of "${ids[0]}")" "render with two CSVs: two blocks"
@@ -285,6 +323,63 @@ folds=$(awk '/^<details>$/ { inside = 1 } /^<\/details>$/ { inside = 0 }
   /^Hardware counters of this chapter.s kernels on the / { printf "%s ", (inside ? "folded" : "open") }' "$(page_of "${ids[0]}")")
 [ "$folds" = "open folded " ] && ok || bad "render with two CSVs: the blocks are '$folds', not 'open folded'"
 expect_grep '^# Hardware counters on the NVIDIA Other GPU$' "$R/docs/results/other-gpu-counters.md" "render with two CSVs: the second page"
+
+# Each chapter's counters carry their own date: in two-dates.csv (from the --chapters run above)
+# chapter 11 was measured on 2026-11-25 and the others on 2026-11-22; --date, which only rows
+# without a date take, is neither.
+block_dates() {  # "id date" of each page's (first) counters block
+  for id in "${ids[@]}"; do
+    [ "$id" = "$last" ] && continue
+    sed -n "s/^Hardware counters of this chapter's kernels on .*, by \`scripts\/profile.sh\` on \([0-9-]*\)\.\$/$id \1/p" \
+      "$(page_of "$id")" | head -n 1
+  done
+}
+want_dates() {  # "id date" of each page with a block: $1 for all, $2 for chapter $hm
+  for id in "${ids[@]}"; do [ "$id" = "$last" ] || echo "$id $([ "$id" = $hm ] && echo "$2" || echo "$1")"; done
+}
+md=$R/docs/results/${name%.csv}.md
+cp "$work/two-dates.csv" "$csv"
+(cd "$R" && bash scripts/profile.sh render --date 2026-11-20 "docs/results/$name") >"$work/dated.out" 2>&1
+expect_status 0 $? "render of a CSV whose chapters were measured on two days"
+want_dates 2026-11-22 2026-11-25 >"$work/dates.want"
+block_dates >"$work/dates.got"
+expect_same "$work/dates.want" "$work/dates.got" "render: each chapter's block shows the date of its own rows"
+expect_grep "by \`scripts/profile.sh run\` on 2026-11-22 \\(chapter $hm: 2026-11-25\\)\\.\$" "$md" \
+  "render: the all-chapters page gives each chapter's date"
+expect_count 0 '2026-11-20' "$md" "render: --date is not shown where every row has a date"
+expect_no_grep 'more than one date' "$work/dated.out" "render: one date per chapter, nothing said"
+# Negative control: the same CSV without its date column is what a renderer that stamped one date
+# on every chapter would show; the same comparison tells it apart. Those rows take --date.
+sed 's/,[^,]*$//' "$work/two-dates.csv" >"$csv"
+(cd "$R" && bash scripts/profile.sh render --date 2026-11-20 "docs/results/$name") >/dev/null 2>&1
+expect_status 0 $? "render of a CSV without the date column"
+block_dates >"$work/dates.one"
+if cmp -s "$work/dates.want" "$work/dates.one"; then
+  bad "negative control: one date on every chapter went unnoticed by the per-chapter comparison"
+else
+  ok
+fi
+want_dates 2026-11-20 2026-11-20 >"$work/dates.undated"
+expect_same "$work/dates.undated" "$work/dates.one" "render without the date column: every block shows --date"
+expect_grep "by \`scripts/profile.sh run\` on 2026-11-20\\.\$" "$md" "render without the date column: the page shows --date"
+# Without --date either: the CSV's modification date (local time), as before the column.
+touch -d '2026-01-02 12:00' "$csv"
+(cd "$R" && bash scripts/profile.sh render "docs/results/$name") >/dev/null 2>&1
+want_dates 2026-01-02 2026-01-02 >"$work/dates.file"
+block_dates >"$work/dates.got"
+expect_same "$work/dates.file" "$work/dates.got" "render without dates or --date: the CSV's modification date"
+# A chapter whose rows disagree (put together by hand): the latest date, and render says so.
+awk -F, -v id=$hm 'BEGIN { OFS = "," } NR > 1 && $1 == id && !done { $NF = "2026-11-27"; done = 1 } { print }' \
+  "$work/two-dates.csv" >"$csv"
+(cd "$R" && bash scripts/profile.sh render --date 2026-11-20 "docs/results/$name") >"$work/mixed.out" 2>&1
+expect_status 0 $? "render of a chapter whose rows carry two dates"
+want_dates 2026-11-22 2026-11-27 >"$work/dates.want"
+block_dates >"$work/dates.got"
+expect_same "$work/dates.want" "$work/dates.got" "render: a chapter of two dates shows the latest"
+expect_grep "chapter $hm's rows carry more than one date; its counters show the latest, 2026-11-27" "$work/mixed.out" \
+  "render: a chapter of two dates is named"
+cp "$work/full.csv" "$csv"
+
 (cd "$R" && bash scripts/profile.sh render) >/dev/null 2>&1
 expect_status 2 $? "render without a CSV"
 (cd "$R" && bash scripts/profile.sh render docs/results/no-such.csv) >"$work/nofile.out" 2>&1

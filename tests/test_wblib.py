@@ -546,6 +546,75 @@ class ProfileNvtxTest(unittest.TestCase):
         self.assertTrue(ok)
 
 
+class ProfileDatesTest(unittest.TestCase):
+    """profile.Counters.chapter_dates and profile.measured_on: each chapter's counters carry the
+    date of the run that measured them, and the pages say so chapter by chapter."""
+
+    def setUp(self):
+        from wblib import profile
+        self.profile = profile
+        self.dir = tempfile.mkdtemp(prefix="wb-test-")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def counters(self, dated_rows, header=None):
+        """A counters CSV of one row per (chapter, date); date None: a CSV without the column."""
+        header = header or self.profile.HEADER
+        empty = "," * len(self.profile.METRICS)
+        lines = [header] + [f"{ch},k,timed,1,k,8,256,1024{empty},0,GPU" + ("" if d is None else "," + d)
+                            for ch, d in dated_rows]
+        path = os.path.join(self.dir, "gpu-counters.csv")
+        write(path, "\n".join(lines) + "\n")
+        return self.profile.Counters(path)
+
+    def test_each_chapter_its_own_date(self):
+        c = self.counters([("00", "2026-11-22"), ("00", "2026-11-22"), ("18", "2026-11-22"), ("19", "2026-11-25")])
+        dates, mixed = c.chapter_dates("2026-12-01")
+        self.assertEqual(dates, {"00": "2026-11-22", "18": "2026-11-22", "19": "2026-11-25"})
+        self.assertEqual(mixed, [])
+        # The chapter blocks: chapter 00's says 2026-11-22, chapter 19's 2026-11-25.
+        for ch, day in (("00", "2026-11-22"), ("19", "2026-11-25")):
+            block = self.profile.chapter_block(c, ch, "gpu-counters", dates[ch], "")
+            self.assertIn(f"by `scripts/profile.sh` on {day}.\n", block)
+        page = self.profile.counters_page(c, "gpu-counters", dates, "", {})
+        self.assertIn("by `scripts/profile.sh run` on 2026-11-22 (chapter 19: 2026-11-25).\n", page)
+        # Negative control: the fallback (--date or the file's date) on every chapter is not it.
+        one = {ch: "2026-12-01" for ch in dates}
+        self.assertNotEqual(one, dates)
+        self.assertNotIn("(chapter 19: 2026-11-25)", self.profile.counters_page(c, "gpu-counters", one, "", {}))
+
+    def test_rows_without_a_date_take_the_fallback(self):
+        undated = self.counters([("00", None), ("19", None)], header=self.profile.UNDATED_HEADER)
+        self.assertEqual(undated.chapter_dates("2026-12-01"), ({"00": "2026-12-01", "19": "2026-12-01"}, []))
+        # An empty date (a row kept from a CSV without the column) takes it too; a dated row keeps its own.
+        part = self.counters([("00", ""), ("19", "2026-11-25")])
+        self.assertEqual(part.chapter_dates("2026-12-01")[0], {"00": "2026-12-01", "19": "2026-11-25"})
+        # Negative control: with the fallback the older date, chapter 19 still shows its own.
+        self.assertEqual(part.chapter_dates("2026-11-01")[0]["19"], "2026-11-25")
+
+    def test_a_chapter_of_two_dates_shows_the_latest(self):
+        c = self.counters([("05", "2026-11-25"), ("05", "2026-11-22"), ("06", "2026-11-22")])
+        self.assertEqual(c.chapter_dates("")[0]["05"], "2026-11-25")
+        self.assertEqual(c.chapter_dates("")[1], ["05"])
+        # Negative control: a chapter of one date is not named.
+        self.assertNotIn("06", c.chapter_dates("")[1])
+
+    def test_measured_on(self):
+        on = self.profile.measured_on
+        self.assertEqual(on({"00": "2026-11-22", "19": "2026-11-22"}), "2026-11-22")
+        self.assertEqual(on({"00": "2026-11-22", "01": "2026-11-22", "19": "2026-11-25"}),
+                         "2026-11-22 (chapter 19: 2026-11-25)")
+        self.assertEqual(on({"00": "2026-11-22", "01": "2026-11-22", "02": "2026-11-22", "03": "2026-11-20",
+                             "16": "2026-11-24", "17": "2026-11-24", "19": "2026-11-25"}),
+                         "2026-11-22 (chapter 03: 2026-11-20; chapters 16 and 17: 2026-11-24; chapter 19: 2026-11-25)")
+        self.assertEqual(self.profile.chapter_list(["03", "16", "17"]), "chapters 03, 16 and 17")
+        # The date of most chapters leads; of two as common, the later.
+        self.assertEqual(on({"00": "2026-11-22", "19": "2026-11-25"}), "2026-11-25 (chapter 00: 2026-11-22)")
+        self.assertEqual(on({"00": "2026-11-25", "01": "2026-11-22", "02": "2026-11-22"}),
+                         "2026-11-22 (chapter 00: 2026-11-25)")
+        # Negative control: one date for chapters measured on two days would hide the second.
+        self.assertNotEqual(on({"00": "2026-11-22", "01": "2026-11-22", "19": "2026-11-25"}), "2026-11-22")
+
+
 class LineDiffTest(unittest.TestCase):
     """linediff.unified_diff: the hunks GNU diff writes, not just any valid diff."""
 

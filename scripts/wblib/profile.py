@@ -6,12 +6,14 @@ Nsight Compute (ncu), in two stages so that the second needs no GPU (like the su
                            its variants but `sweep`) with one fixed set of metrics, and write
                            docs/results/<gpu>-counters.csv (<gpu> from the device name, "NVIDIA
                            H200" -> h200): one row per launch of a chapter's kernel (or of
-                           CUB's), the harness's own kernels left out. Needs the GPU. With
-                           --chapters, the other chapters' rows of an existing CSV stay.
+                           CUB's), the harness's own kernels left out, each row with the day
+                           of the run (UTC). Needs the GPU. With --chapters, the other
+                           chapters' rows of an existing CSV stay, with their own dates.
   profile.sh render CSV... turn counters CSVs into docs/results/<gpu>-counters.md (every
                            chapter's table) and the block of each chapter page between
                            <!-- counters:begin --> and <!-- counters:end --> (made right after
-                           the page's <!-- results:end --> line where missing). No GPU needed.
+                           the page's <!-- results:end --> line where missing), each chapter
+                           dated by its own rows. No GPU needed.
   profile.sh all           run, then render what it wrote (what `make profile` does).
 
 How launches are told apart. The harness (common/wb_cuda.cuh, wb::Bench) calls each row's
@@ -32,7 +34,10 @@ The columns of the CSV (units in the names; per-element values are left to the r
   chapter, variant, run (first|timed), launch (1.. within the row's run), kernel, grid and block
   (blocks and threads per block; "XxYxZ" when not one-dimensional), n, then one column per
   metric (see METRICS), then ncu_id (ncu's own launch number in that process, the harness's
-  kernels counted) and device.
+  kernels counted), device and date (the day of the run that measured the row, YYYY-MM-DD in
+  UTC; empty in rows kept from a CSV written before the column existed). A chapter's rows all
+  come from one run, so a chapter has one date, which its counters block shows: after
+  `run --chapters "19"`, chapter 19's block shows that day and the others keep theirs.
 
 ncu runs with --clock-control none (the GPU's own clocks, as when the chapters time themselves)
 and its default cache control (caches flushed before each profiled kernel, so that a second pass
@@ -77,7 +82,13 @@ METRICS = (
 )
 
 HEADER = ",".join(["chapter", "variant", "run", "launch", "kernel", "grid", "block", "n"]
-                  + [c for c, _ in METRICS] + ["ncu_id", "device"])
+                  + [c for c, _ in METRICS] + ["ncu_id", "device", "date"])
+
+# The header before the date column: the rows of such a CSV are kept by --chapters, undated.
+UNDATED_HEADER = HEADER[:-len(",date")]
+
+# Set to YYYY-MM-DD, the day `run` writes in place of today's (the host tests fix it with it).
+DATE_ENV = "WB_PROFILE_DATE"
 
 # The runs a row can have, in the order the harness makes them.
 RUNS = ("first", "warmup", "timed")
@@ -93,14 +104,18 @@ USAGE = """usage: scripts/profile.sh run [--chapters "NN ..."] [--n N] [--bin-di
   run      every chapter (or those of --chapters: "03 04", "3,4" or "chapter03") once under
            Nsight Compute at N elements (default 2^24), --reps 1 --warmup 0, every variant;
            writes OUT/<gpu>-counters.csv (OUT default docs/results; with --chapters, the
-           other chapters' rows of an existing one are kept) and keeps ncu's raw output and
-           each chapter's notes in LOGS (default build/profile).
+           other chapters' rows of an existing one are kept), each row dated with the day of
+           the run (UTC; $WB_PROFILE_DATE=YYYY-MM-DD sets another), and keeps ncu's raw
+           output and each chapter's notes in LOGS (default build/profile).
            Needs a GPU, ncu ($NCU, else on PATH, else /usr/local/cuda/bin) and permission to
            read its counters: exits 77 without them (1 when REQUIRE_GPU=1).
   render   from CSVs written by run: <gpu>-counters.md beside each CSV, and the block
            <!-- counters:begin --> ... <!-- counters:end --> of each chapters/NN-*/README.md
            (one block per CSV, in the order given: the first open, each further one folded
-           in <details>, "The same on the <device>"). No GPU needed.
+           in <details>, "The same on the <device>"). Each chapter's counters carry their
+           date: its block shows the date of its rows, and the page the date of each
+           chapter's; a row without one (a CSV from before the column) takes --date, else
+           the CSV's modification date. No GPU needed.
   all      run, then render.
   --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
   -h, --help      this text
@@ -405,6 +420,31 @@ def chosen_ids(chosen):
     return ids
 
 
+DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def run_date():
+    """The day this run started, for the CSV's date column: YYYY-MM-DD in UTC (one day wherever
+    the GPU is), or $WB_PROFILE_DATE where set. Usage for a $WB_PROFILE_DATE of another form."""
+    fixed = os.environ.get(DATE_ENV, "")
+    if fixed:
+        if not DATE.fullmatch(fixed):
+            raise Usage(f"{DATE_ENV}='{fixed}' is not a date YYYY-MM-DD")
+        return fixed
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def kept_rows(csv_path, ids):
+    """The rows of an existing counters CSV that are not of chapters `ids`, each with its date
+    (an empty one where the CSV predates the column). None for a CSV of other columns."""
+    with open(csv_path, encoding="utf-8") as f:
+        old = f.read().splitlines()
+    if not old or old[0] not in (HEADER, UNDATED_HEADER):
+        return None
+    pad = "" if old[0] == HEADER else ","
+    return [l + pad for l in old[1:] if l.split(",")[0] not in ids]
+
+
 def do_run(argv):
     """profile.sh run: every chapter (or those of --chapters) once under ncu into
     <gpu>-counters.csv. Returns (status, the CSV written or None)."""
@@ -418,6 +458,7 @@ def do_run(argv):
                                      "--bin-dir": setter("bin_dir"), "--out": setter("out"), "--logs": setter("logs")},
                              words=lambda o, w: o["chapters"].append(w), help=False)
     n, out_dir, logs, bin_dir, chosen = o["n"], o["out"], o["logs"], o["bin_dir"], o["chapters"]
+    day = run_date()
     chose = " ".join(chosen).strip() != ""
     if chose:
         ids = chosen_ids(chosen)
@@ -478,7 +519,7 @@ def do_run(argv):
                 got, why = profile_chapter(ncu, cid, binary, os.path.join(logs, stem), n, device, args)
             except NoPermission:
                 return no_permission(), None
-            rows += got
+            rows += [l + "," + day for l in got]
             timed += sum(1 for l in got if l.split(",")[2] == "timed")
             if why:
                 failed.append(why)
@@ -491,16 +532,13 @@ def do_run(argv):
             print(f"chapter{cid}: {timed} launch(es) profiled [{took} s]", file=sys.stderr, flush=True)
 
     csv_path = os.path.join(out_dir, f"{slug}-counters.csv")
-    # With --chapters, an existing CSV of the same columns keeps its other chapters' rows.
-    kept = []
-    if chose and os.path.isfile(csv_path):
-        with open(csv_path, encoding="utf-8") as f:
-            old = f.read().splitlines()
-        if old and old[0] == HEADER:
-            kept = [l for l in old[1:] if l.split(",")[0] not in ids]
-            others = len({l.split(",")[0] for l in kept})
-            say(f"kept the rows of {others} other chapter(s) from the existing {os.path.basename(csv_path)}")
-    lines = sorted(kept + rows, key=lambda l: l.split(",")[0])  # stable: each chapter's order stays
+    # With --chapters, an existing CSV of the same columns keeps its other chapters' rows, with
+    # the dates they were measured on.
+    kept = kept_rows(csv_path, ids) if chose and os.path.isfile(csv_path) else None
+    if kept is not None:
+        others = len({l.split(",")[0] for l in kept})
+        say(f"kept the rows of {others} other chapter(s) from the existing {os.path.basename(csv_path)}")
+    lines = sorted((kept or []) + rows, key=lambda l: l.split(",")[0])  # stable: each chapter's order stays
     with open(csv_path + ".tmp", "w", encoding="utf-8") as f:
         f.write("".join(l + "\n" for l in [HEADER] + lines))
     os.replace(csv_path + ".tmp", csv_path)
@@ -614,6 +652,19 @@ class Counters:
             else:
                 sel.append(r)
         return sel, none_row
+
+    def chapter_dates(self, fallback):
+        """({chapter: the date its counters were measured}, [chapters whose rows carry more than
+        one date]): the date of the chapter's rows, `fallback` for a row with none (a CSV from
+        before the date column). A chapter is measured in one run, so its rows agree; where they
+        do not (a CSV put together by hand), the latest date is the chapter's."""
+        dates, mixed = {}, []
+        for ch in self.chapters:
+            seen = sorted({r.get("date") or fallback for r in self.rows if r["chapter"] == ch})
+            dates[ch] = seen[-1]
+            if len(seen) > 1:
+                mixed.append(ch)
+        return dates, mixed
 
     def not_profiled(self, ch):
         """The variants that launched no profiled kernel, as "`a`, `b`"."""
@@ -747,13 +798,32 @@ Each column is one Nsight Compute metric (the names are those of its Kernel Prof
 """
 
 
-def counters_page(c, base, date, uprel, slugs):
-    """The all-chapters page, <base>.md."""
+def chapter_list(chapters):
+    """"chapter 19", "chapters 16 and 17", "chapters 03, 16 and 17"."""
+    if len(chapters) == 1:
+        return f"chapter {chapters[0]}"
+    return "chapters " + ", ".join(chapters[:-1]) + " and " + chapters[-1]
+
+
+def measured_on(dates):
+    """When the chapters of a page were measured, from {chapter: date}: the one date where all
+    agree, else the date of most chapters (of two as common, the later) and after it each other
+    date with its chapters, "2026-11-22 (chapter 19: 2026-11-25)"."""
+    by_date = {}
+    for ch in sorted(dates, key=int):
+        by_date.setdefault(dates[ch], []).append(ch)
+    main = max(by_date, key=lambda d: (len(by_date[d]), d))
+    others = [f"{chapter_list(by_date[d])}: {d}" for d in sorted(by_date) if d != main]
+    return main + (f" ({'; '.join(others)})" if others else "")
+
+
+def counters_page(c, base, dates, uprel, slugs):
+    """The all-chapters page, <base>.md; dates: {chapter: the date it was measured}."""
     title = f"Hardware counters on the {common.xml(c.device)}"
     link = {ch: chapter_link(ch, uprel, slugs) for ch in c.chapters}
     s = [f"# {title}\n\n",
          f"Every chapter's kernels at N = {common.pow2(c.main_n)} ({'%.0f' % c.main_n} elements), {HOW}, "
-         f"by `scripts/profile.sh run` on {date}.\n",
+         f"by `scripts/profile.sh run` on {measured_on(dates)}.\n",
          f"Every number below comes from [{base}.csv]({base}.csv), which also holds the untimed first run of each kernel;\n",
          "the tables show the timed run. A kernel launched several times per run (a multi-pass reduction, a scan's\n",
          "three passes) has a row per launch and a row of totals. Each chapter's page shows its own rows under its\n",
@@ -773,7 +843,7 @@ def counters_page(c, base, date, uprel, slugs):
 
 
 def chapter_block(c, ch, base, date, pagerel):
-    """Chapter ch's block for its page."""
+    """Chapter ch's block for its page; date: the day its counters were measured."""
     title = f"Hardware counters on the {common.xml(c.device)}"
     s = [f"Hardware counters of this chapter's kernels on the {common.xml(c.device)} at N = {common.pow2(c.main_n)}: "
          f"{HOW}, by `scripts/profile.sh` on {date}.\n",
@@ -816,7 +886,7 @@ def do_render(argv):
         if not os.path.isfile(path):
             say(f"{path}: no such file")
             return 2
-        d = date or common.file_date(path)
+        d = date or common.file_date(path)  # for rows without a date of their own
         directory = os.path.abspath(os.path.dirname(path) or ".")
         base = os.path.basename(path)[:-len(".csv")] if path.endswith(".csv") else os.path.basename(path)
         _, pagerel, uprel = common.result_paths(directory)
@@ -832,10 +902,13 @@ def do_render(argv):
             return 1
         if c.device == "":
             c.device = f"unnamed GPU of {base}.csv"
+        dates, mixed = c.chapter_dates(d)
+        for ch in mixed:
+            say(f"{path}: chapter {ch}'s rows carry more than one date; its counters show the latest, {dates[ch]}")
         with open(os.path.join(directory, base + ".md"), "w", encoding="utf-8") as f:
-            f.write(counters_page(c, base, d, uprel, slugs))
+            f.write(counters_page(c, base, dates, uprel, slugs))
         for ch in c.chapters:
-            blocks.setdefault(ch, []).append((c.device, chapter_block(c, ch, base, d, pagerel)))
+            blocks.setdefault(ch, []).append((c.device, chapter_block(c, ch, base, dates[ch], pagerel)))
         say(f"wrote {directory}/{base}.md")
 
     status = 0
