@@ -16,16 +16,19 @@
 #   - profile.sh run on the recorded chapters: once the recording has ncu's NVTX column
 #     (tests/fixtures/profile/record.sh), the CSV and progress lines against expected/, and
 #     --chapters; before that, that run refuses the recording;
-#   - --chapters into an existing CSV (the other chapters' rows kept with their dates, or with an
-#     empty one from a CSV without the date column), the date column (today in UTC, or
-#     $WB_PROFILE_DATE), bad usage, and the exits 77 without ncu, without permission to read the
-#     counters (ERR_NVGPUCTRPERM) and without a GPU (1 under REQUIRE_GPU=1);
+#   - --chapters into an existing CSV (the other chapters' rows kept with their dates and CUBs,
+#     or with an empty one from a CSV without the date or cub column), the date column (today in
+#     UTC, or $WB_PROFILE_DATE), the cub column (the chapter's --info "cub" in the rows of a
+#     chapter that calls CUB, empty in the others'; negative control: a chapter that calls none
+#     gets none whatever CUB its --info names), bad usage, and the exits 77 without ncu, without
+#     permission to read the counters (ERR_NVGPUCTRPERM) and without a GPU (1 under REQUIRE_GPU=1);
 #   - profile.sh render: the all-chapters page and the chapter pages (a page with counters
 #     markers, one with only the results block, after which the markers are made, one with
 #     neither, left alone), compared exactly; a second render changes nothing; two CSVs give
 #     two blocks; each chapter's block and the all-chapters page show the date of that chapter's
 #     rows (negative control: one date on every chapter is told apart), rows without a date take
-#     --date, else the CSV's modification date;
+#     --date, else the CSV's modification date; the blocks of the chapters whose rows name a CUB,
+#     and the all-chapters page, say which (negative control: a CSV without the column names none);
 #   - the parser on ncu's auto-scaled units (Mbyte, usecond), from a small hand-made input.
 # Usage: bash tests/profile_test.sh [-v] [--update]
 #   -v        show every difference in full
@@ -141,6 +144,14 @@ if [ "$nvtx_recorded" = 1 ]; then
   expect_file run.out "$work/run.norm" "run: progress lines"
   expect_count 1 '^chapter,variant,run,launch,kernel,grid,block,n,duration_ns,' "$csv" "run: one header"
   expect_count 0 'count_mismatches' "$csv" "run: the harness's check kernel left out"
+  # The cub column: the CUB of the recorded programs (fake_chapter.sh: 3.0.1) in the rows of the
+  # chapters that call CUB (11, 17), empty in the others'.
+  for id in "${ids[@]}"; do
+    case $id in 11|17) echo "$id 3.0.1" ;; *) echo "$id " ;; esac
+  done >"$work/cubs.want"
+  awk -F, 'NR > 1 { print $1, $NF }' "$csv" | sort -u >"$work/cubs.got"
+  expect_same "$work/cubs.want" "$work/cubs.got" "run: the cub column names the CUB of the chapters that call it"
+  expect_count 1 ',device,date,cub$' "$csv" "run: the header ends with date and cub"
   for id in "${ids[@]}"; do
     expect_grep "^chapter$id: [0-9]+ launch\\(es\\) profiled" "$work/run.out" "run: a progress line for chapter $id"
     [ -s "$work/logs/chapter$id.ncu.csv" ] || ls "$work/logs/chapter$id".*.ncu.csv >/dev/null 2>&1 && ok ||
@@ -220,25 +231,36 @@ expect_grep '^11,cub_device_reduce_sum,first,3,count_mismatches,' "$work/inside/
   --chapters "chapter$hm,11" --bin-dir "$R" --logs "$work/merge-logs") >"$work/merge.out" 2>&1
 expect_status 0 $? "run --chapters chapter$hm,11 into the existing CSV"
 { head -n 1 "$work/full.csv"; awk -F, -v id=$hm 'NR > 1 && $1 < id' "$work/full.csv"
-  awk -F, 'NR > 1' "$work/clean/$name" | sed 's/,2026-11-22$/,2026-11-25/'
+  awk -F, 'NR > 1' "$work/clean/$name" | sed 's/,2026-11-22\(,[^,]*\)$/,2026-11-25\1/'
   awk -F, -v id=$hm 'NR > 1 && $1 > id' "$work/full.csv"; } >"$work/merge.want"
 expect_same "$work/merge.want" "$R/docs/results/$name" \
-  "run --chapters into the existing CSV: the others' rows kept, in order, with their dates; chapter $hm's of this day"
+  "run --chapters into the existing CSV: the others' rows kept, in order, with their dates and CUBs; chapter $hm's of this day"
 others=$(awk -F, -v id=$hm 'NR > 1 && $1 != id { print $1 }' "$work/full.csv" | sort -u | wc -l)
 expect_grep "kept the rows of $others other chapter\\(s\\) from the existing $name" "$work/merge.out" \
   "run --chapters into the existing CSV: says so"
 # The CSV of two dates, which the render tests below read.
 cp "$R/docs/results/$name" "$work/two-dates.csv"
-# Into a CSV written before the date column: the kept rows get an empty date.
+# Into a CSV written before the cub column: the kept rows keep their date and get an empty CUB.
 sed 's/,[^,]*$//' "$work/full.csv" >"$csv"
+(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
+  --chapters $hm --bin-dir "$R" --logs "$work/merge-logs") >"$work/uncub.out" 2>&1
+expect_status 0 $? "run --chapters $hm into a CSV without the cub column"
+awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed '2,$s/,[^,]*$/,/' >"$work/uncub.others"
+awk -F, -v id=$hm '$1 != id' "$csv" >"$work/uncub.got"
+expect_same "$work/uncub.others" "$work/uncub.got" \
+  "run --chapters into a CSV without the cub column: the others' rows kept, with their dates and an empty CUB"
+expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25,3\.0\.1\$" "$csv" \
+  "run --chapters into a CSV without the cub column: chapter $hm's rows dated, with their CUB"
+# Into a CSV written before the date column (and the cub column): the kept rows get both empty.
+sed 's/,[^,]*,[^,]*$//' "$work/full.csv" >"$csv"
 (cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
   --chapters $hm --bin-dir "$R" --logs "$work/merge-logs") >"$work/undated.out" 2>&1
 expect_status 0 $? "run --chapters $hm into a CSV without the date column"
-awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed '2,$s/,[^,]*$/,/' >"$work/undated.others"
+awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed '2,$s/,[^,]*,[^,]*$/,,/' >"$work/undated.others"
 awk -F, -v id=$hm '$1 != id' "$csv" >"$work/undated.got"
 expect_same "$work/undated.others" "$work/undated.got" \
-  "run --chapters into an undated CSV: the others' rows kept, with an empty date"
-expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25\$" "$csv" \
+  "run --chapters into an undated CSV: the others' rows kept, with an empty date and CUB"
+expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25,3\.0\.1\$" "$csv" \
   "run --chapters into an undated CSV: chapter $hm's rows dated"
 expect_grep "kept the rows of $others other chapter\\(s\\)" "$work/undated.out" "run --chapters into an undated CSV: says so"
 cp "$work/full.csv" "$csv"
@@ -248,7 +270,7 @@ before=$(date -u +%Y-%m-%d)
   --chapters $hm --bin-dir "$R" --out "$work/today" --logs "$work/today-logs") >/dev/null 2>&1
 after=$(date -u +%Y-%m-%d)
 expect_status 0 $? "run without WB_PROFILE_DATE"
-dates=$(awk -F, 'NR > 1 { print $NF }' "$work/today/$name" | sort -u)
+dates=$(awk -F, 'NR > 1 { print $(NF - 1) }' "$work/today/$name" | sort -u)
 [ "$dates" = "$before" ] || [ "$dates" = "$after" ] && ok ||
   bad "run without WB_PROFILE_DATE: rows dated '$dates', not today ($before, UTC)"
 (cd "$R" && WB_PROFILE_DATE=25.11.2026 FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run \
@@ -256,6 +278,30 @@ dates=$(awk -F, 'NR > 1 { print $NF }' "$work/today/$name" | sort -u)
 expect_status 2 $? "run with a WB_PROFILE_DATE that is not YYYY-MM-DD"
 expect_grep "WB_PROFILE_DATE='25.11.2026' is not a date YYYY-MM-DD" "$work/baddate.out" \
   "run with a bad WB_PROFILE_DATE: says so"
+# The cub column is the chapter's --info "cub": another CUB there, another in every row; none
+# (null), an empty column.
+cub_column() {  # the cub values of a CSV's rows, once each
+  awk -F, 'NR > 1 { print ($NF == "" ? "(empty)" : $NF) }' "$1" | sort -u | tr '\n' ' '
+}
+(cd "$R" && FAKE_CUB=3.5.0 FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run \
+  --chapters $hm --bin-dir "$R" --out "$work/cub35" --logs "$work/cub35-logs") >/dev/null 2>&1
+expect_status 0 $? "run of a chapter whose --info names CUB 3.5.0"
+[ "$(cub_column "$work/cub35/$name")" = "3.5.0 " ] && ok ||
+  bad "run: chapter $hm's --info names CUB 3.5.0, its rows say '$(cub_column "$work/cub35/$name")'"
+(cd "$R" && FAKE_CUB= FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu bash scripts/profile.sh run \
+  --chapters $hm --bin-dir "$R" --out "$work/cubnull" --logs "$work/cubnull-logs") >/dev/null 2>&1
+expect_status 0 $? "run of a chapter whose --info names no CUB"
+[ "$(cub_column "$work/cubnull/$name")" = "(empty) " ] && ok ||
+  bad "run: chapter $hm's --info names no CUB, its rows say '$(cub_column "$work/cubnull/$name")'"
+# Negative control: a chapter that calls no CUB (chapter 03; every program built with CUDA names
+# the CUB on its include path) gets none, whatever its --info names.
+if [ -f "$rec/chapter03.help" ]; then
+  (cd "$R" && FAKE_CUB=3.5.0 NCU=$fake_ncu bash scripts/profile.sh run --chapters 03 --bin-dir "$R" \
+    --out "$work/cub03" --logs "$work/cub03-logs") >/dev/null 2>&1
+  expect_status 0 $? "run of chapter 03, which calls no CUB"
+  [ "$(cub_column "$work/cub03/$name")" = "(empty) " ] && ok ||
+    bad "run: chapter 03 calls no CUB, its rows say '$(cub_column "$work/cub03/$name")'"
+fi
 
 (cd "$R" && NCU=$fake_ncu bash scripts/profile.sh run --chapters 99 --bin-dir "$R" --out "$work/none") >"$work/bad.out" 2>&1
 expect_status 2 $? "run --chapters 99 (no such chapter)"
@@ -312,7 +358,7 @@ expect_status 0 $? "profile.sh render, again"
 for id in "${ids[@]}"; do expect_same "$work/page$id.1" "$(page_of "$id")" "render again: chapter $id's page changed"; done
 expect_same "$work/md.1" "$R/docs/results/${name%.csv}.md" "render again: the all-chapters page changed"
 # Two GPUs: one block each, in the order given.
-sed 's/,NVIDIA [^,]*\(,[^,]*\)$/,NVIDIA Other GPU\1/' "$csv" >"$R/docs/results/other-gpu-counters.csv"
+sed 's/,NVIDIA [^,]*\(,[^,]*,[^,]*\)$/,NVIDIA Other GPU\1/' "$csv" >"$R/docs/results/other-gpu-counters.csv"
 (cd "$R" && bash scripts/profile.sh render --date 2026-11-22 "docs/results/$name" docs/results/other-gpu-counters.csv) >/dev/null 2>&1
 expect_status 0 $? "profile.sh render with two CSVs"
 expect_count 2 "^Hardware counters of this chapter's kernels on the " "$(page_of "${ids[0]}")" "render with two CSVs: two blocks"
@@ -330,12 +376,25 @@ expect_grep '^# Hardware counters on the NVIDIA Other GPU$' "$R/docs/results/oth
 block_dates() {  # "id date" of each page's (first) counters block
   for id in "${ids[@]}"; do
     [ "$id" = "$last" ] && continue
-    sed -n "s/^Hardware counters of this chapter's kernels on .*, by \`scripts\/profile.sh\` on \([0-9-]*\)\.\$/$id \1/p" \
+    sed -n "s/^Hardware counters of this chapter's kernels on .*, by \`scripts\/profile.sh\` on \([0-9-]*\)\(, CUB's kernels from CUB [0-9.]*\)\{0,1\}\.\$/$id \1/p" \
       "$(page_of "$id")" | head -n 1
   done
 }
 want_dates() {  # "id date" of each page with a block: $1 for all, $2 for chapter $hm
   for id in "${ids[@]}"; do [ "$id" = "$last" ] || echo "$id $([ "$id" = $hm ] && echo "$2" || echo "$1")"; done
+}
+block_cubs() {  # "id CUB" of each page's (first) counters block that names a CUB
+  for id in "${ids[@]}"; do
+    [ "$id" = "$last" ] && continue
+    sed -n "s/^Hardware counters of this chapter's kernels on .*, by \`scripts\/profile.sh\` on [0-9-]*, CUB's kernels from \(CUB [0-9.]*\)\.\$/$id \1/p" \
+      "$(page_of "$id")" | head -n 1
+  done
+}
+want_cubs() {  # "id CUB" of each page with a block whose chapter calls CUB (11, 17): $1, $2 for chapter 17
+  for id in "${ids[@]}"; do
+    [ "$id" = "$last" ] && continue
+    case $id in 11) echo "$id CUB $1" ;; 17) echo "$id CUB $2" ;; esac
+  done
 }
 md=$R/docs/results/${name%.csv}.md
 cp "$work/two-dates.csv" "$csv"
@@ -348,9 +407,14 @@ expect_grep "by \`scripts/profile.sh run\` on 2026-11-22 \\(chapter $hm: 2026-11
   "render: the all-chapters page gives each chapter's date"
 expect_count 0 '2026-11-20' "$md" "render: --date is not shown where every row has a date"
 expect_no_grep 'more than one date' "$work/dated.out" "render: one date per chapter, nothing said"
+# The chapters whose rows name a CUB say so on their block, and the page says it chapter by chapter.
+want_cubs 3.0.1 3.0.1 >"$work/cubs.want"
+block_cubs >"$work/cubs.got"
+expect_same "$work/cubs.want" "$work/cubs.got" "render: the blocks of the chapters that call CUB name it, no other block does"
+expect_grep "^CUB's kernels came from CUB 3\.0\.1 \(chapters 11 and 17\)\.\$" "$md" "render: the page names the CUB of chapters 11 and 17"
 # Negative control: the same CSV without its date column is what a renderer that stamped one date
 # on every chapter would show; the same comparison tells it apart. Those rows take --date.
-sed 's/,[^,]*$//' "$work/two-dates.csv" >"$csv"
+sed 's/,[^,]*,[^,]*$//' "$work/two-dates.csv" >"$csv"
 (cd "$R" && bash scripts/profile.sh render --date 2026-11-20 "docs/results/$name") >/dev/null 2>&1
 expect_status 0 $? "render of a CSV without the date column"
 block_dates >"$work/dates.one"
@@ -362,6 +426,10 @@ fi
 want_dates 2026-11-20 2026-11-20 >"$work/dates.undated"
 expect_same "$work/dates.undated" "$work/dates.one" "render without the date column: every block shows --date"
 expect_grep "by \`scripts/profile.sh run\` on 2026-11-20\\.\$" "$md" "render without the date column: the page shows --date"
+# Negative control: without the cub column no block, and not the page, names a CUB.
+block_cubs >"$work/cubs.none"
+expect_same /dev/null "$work/cubs.none" "render without the cub column: no block names a CUB"
+expect_count 0 "CUB's kernels" "$md" "render without the cub column: the page names no CUB"
 # Without --date either: the CSV's modification date (local time), as before the column.
 touch -d '2026-01-02 12:00' "$csv"
 (cd "$R" && bash scripts/profile.sh render "docs/results/$name") >/dev/null 2>&1
@@ -369,7 +437,7 @@ want_dates 2026-01-02 2026-01-02 >"$work/dates.file"
 block_dates >"$work/dates.got"
 expect_same "$work/dates.file" "$work/dates.got" "render without dates or --date: the CSV's modification date"
 # A chapter whose rows disagree (put together by hand): the latest date, and render says so.
-awk -F, -v id=$hm 'BEGIN { OFS = "," } NR > 1 && $1 == id && !done { $NF = "2026-11-27"; done = 1 } { print }' \
+awk -F, -v id=$hm 'BEGIN { OFS = "," } NR > 1 && $1 == id && !done { $(NF - 1) = "2026-11-27"; done = 1 } { print }' \
   "$work/two-dates.csv" >"$csv"
 (cd "$R" && bash scripts/profile.sh render --date 2026-11-20 "docs/results/$name") >"$work/mixed.out" 2>&1
 expect_status 0 $? "render of a chapter whose rows carry two dates"
@@ -378,6 +446,15 @@ block_dates >"$work/dates.got"
 expect_same "$work/dates.want" "$work/dates.got" "render: a chapter of two dates shows the latest"
 expect_grep "chapter $hm's rows carry more than one date; its counters show the latest, 2026-11-27" "$work/mixed.out" \
   "render: a chapter of two dates is named"
+# Chapter 17's rows of another CUB: each block its own, the page both, oldest first.
+awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "17" { $NF = "3.5.0" } { print }' "$work/two-dates.csv" >"$csv"
+(cd "$R" && bash scripts/profile.sh render --date 2026-11-20 "docs/results/$name") >/dev/null 2>&1
+expect_status 0 $? "render of a CSV whose chapters name two CUBs"
+want_cubs 3.0.1 3.5.0 >"$work/cubs.want"
+block_cubs >"$work/cubs.got"
+expect_same "$work/cubs.want" "$work/cubs.got" "render: each block names the CUB of its own rows"
+expect_grep "^CUB's kernels came from CUB 3\.0\.1 \(chapter 11\) and CUB 3\.5\.0 \(chapter 17\)\.\$" "$md" \
+  "render: the page names each chapter's CUB, oldest first"
 cp "$work/full.csv" "$csv"
 
 (cd "$R" && bash scripts/profile.sh render) >/dev/null 2>&1

@@ -557,11 +557,13 @@ class ProfileDatesTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.dir)
 
     def counters(self, dated_rows, header=None):
-        """A counters CSV of one row per (chapter, date); date None: a CSV without the column."""
+        """A counters CSV of one row per (chapter, date[, cub]) (cub "" where not given) under
+        `header` (default the current one): its rows leave out the added columns it lacks."""
         header = header or self.profile.HEADER
+        have = len(self.profile.ADDED_COLUMNS) - self.profile.LACKING[header]
         empty = "," * len(self.profile.METRICS)
-        lines = [header] + [f"{ch},k,timed,1,k,8,256,1024{empty},0,GPU" + ("" if d is None else "," + d)
-                            for ch, d in dated_rows]
+        lines = [header] + [f"{ch},k,timed,1,k,8,256,1024{empty},0,GPU" + "".join("," + v for v in (list(added) + ["", ""])[:have])
+                            for ch, *added in dated_rows]
         path = os.path.join(self.dir, "gpu-counters.csv")
         write(path, "\n".join(lines) + "\n")
         return self.profile.Counters(path)
@@ -613,6 +615,74 @@ class ProfileDatesTest(unittest.TestCase):
                          "2026-11-22 (chapter 00: 2026-11-25)")
         # Negative control: one date for chapters measured on two days would hide the second.
         self.assertNotEqual(on({"00": "2026-11-22", "01": "2026-11-22", "19": "2026-11-25"}), "2026-11-22")
+
+
+class ProfileCubTest(unittest.TestCase):
+    """profile.chapter_cub, kept_rows and the render: the counters of a chapter that calls CUB
+    say which CUB's kernels they profiled (the cub column, from the chapter's --info)."""
+
+    setUp = ProfileDatesTest.setUp
+    counters = ProfileDatesTest.counters
+
+    def test_the_column_is_infos_cub_in_a_chapter_that_calls_it(self):
+        cub = self.profile.chapter_cub
+        self.assertEqual(cub({"cub": "3.5.0", "default_kernels": ["cub_device_reduce_sum", "reduce_best"]}), "3.5.0")
+        self.assertEqual(cub({"cub": "3.0.1", "default_kernels": ["scan_single_pass"],
+                              "variants": [{"name": "cub", "kernels": ["cub::DeviceScan::InclusiveSum"]}]}), "3.0.1")
+        # Negative controls: a chapter that calls no CUB names the CUB on its include path all the
+        # same, and gets none; a program without CUB (null), or no --info, none either.
+        self.assertEqual(cub({"cub": "3.5.0", "default_kernels": ["reduce_best"],
+                              "variants": [{"name": "all", "kernels": ["reduce_best", "scan_cubic"]}]}), "")
+        self.assertEqual(cub({"cub": None, "default_kernels": ["cub_device_reduce_sum"]}), "")
+        self.assertEqual(cub(None), "")
+
+    def test_kept_rows_of_older_csvs_get_the_columns_empty(self):
+        ids = ["11"]
+        for header, rows, want in (
+                (self.profile.HEADER, [("05", "2026-11-22", ""), ("19", "2026-11-25", "3.5.0")],
+                 [",2026-11-22,", ",2026-11-25,3.5.0"]),
+                (",".join(self.profile.COLUMNS[:-1]), [("05", "2026-11-22"), ("19", "2026-11-25")],
+                 [",2026-11-22,", ",2026-11-25,"]),
+                (self.profile.UNDATED_HEADER, [("05", None), ("19", None)], [",,", ",,"])):
+            self.counters(rows + [("11", "2026-11-22", "3.0.1")], header=header)
+            kept = self.profile.kept_rows(os.path.join(self.dir, "gpu-counters.csv"), ids)
+            self.assertEqual([l.split(",")[0] for l in kept], ["05", "19"], header)
+            self.assertEqual([l[-len(w):] for l, w in zip(kept, want)], want, header)
+            self.assertTrue(all(len(l.split(",")) == len(self.profile.COLUMNS) for l in kept), header)
+        # Negative control: a header that is not the current one less a tail of the added
+        # columns (cub without date) is another CSV's, whose rows are not kept.
+        cols = [c for c in self.profile.COLUMNS if c != "date"]
+        write(os.path.join(self.dir, "other.csv"), ",".join(cols) + "\n")
+        self.assertIsNone(self.profile.kept_rows(os.path.join(self.dir, "other.csv"), ids))
+
+    def test_blocks_and_page_name_the_cub(self):
+        c = self.counters([("05", "2026-11-22"), ("11", "2026-11-22", "3.0.1"), ("17", "2026-11-22", "3.0.1"),
+                           ("19", "2026-11-25", "3.5.0")])
+        dates = c.chapter_dates("")[0]
+        self.assertEqual(c.chapter_cubs(), {"11": "CUB 3.0.1", "17": "CUB 3.0.1", "19": "CUB 3.5.0"})
+        block = self.profile.chapter_block(c, "11", "gpu-counters", dates["11"], "")
+        self.assertIn("by `scripts/profile.sh` on 2026-11-22, CUB's kernels from CUB 3.0.1.\n", block)
+        self.assertIn("on 2026-11-25, CUB's kernels from CUB 3.5.0.\n",
+                      self.profile.chapter_block(c, "19", "gpu-counters", dates["19"], ""))
+        page = self.profile.counters_page(c, "gpu-counters", dates, "", {})
+        self.assertIn("(chapter 19: 2026-11-25).\nCUB's kernels came from CUB 3.0.1 (chapters 11 and 17) "
+                      "and CUB 3.5.0 (chapter 19).\n", page)
+        # Negative controls: a chapter whose rows name no CUB says none; a CSV without the column
+        # names none anywhere.
+        self.assertIn("by `scripts/profile.sh` on 2026-11-22.\n",
+                      self.profile.chapter_block(c, "05", "gpu-counters", dates["05"], ""))
+        old = self.counters([("11", "2026-11-22"), ("19", "2026-11-25")], header=",".join(self.profile.COLUMNS[:-1]))
+        self.assertEqual(old.chapter_cubs(), {})
+        self.assertNotIn("CUB's kernels", self.profile.chapter_block(old, "11", "gpu-counters", "2026-11-22", ""))
+        self.assertNotIn("CUB's kernels", self.profile.counters_page(old, "gpu-counters", dates, "", {}))
+
+    def test_versions_in_number_order(self):
+        self.assertEqual(self.profile.cubs_of({"19": "CUB 3.10.0", "11": "CUB 3.5.0", "17": "CUB 3.0.1"}),
+                         "CUB 3.0.1 (chapter 17), CUB 3.5.0 (chapter 11) and CUB 3.10.0 (chapter 19)")
+        self.assertEqual(self.profile.cubs_of({}), "")
+        # Negative control: in text order 3.10.0 would come before 3.5.0.
+        self.assertEqual(sorted(["3.5.0", "3.10.0"]), ["3.10.0", "3.5.0"])
+        self.assertEqual(sorted(["3.10.0", "3.5.0"], key=self.profile.version_key), ["3.5.0", "3.10.0"])
 
 
 class LineDiffTest(unittest.TestCase):

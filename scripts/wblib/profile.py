@@ -13,7 +13,7 @@ Nsight Compute (ncu), in two stages so that the second needs no GPU (like the su
                            chapter's table) and the block of each chapter page between
                            <!-- counters:begin --> and <!-- counters:end --> (made right after
                            the page's <!-- results:end --> line where missing), each chapter
-                           dated by its own rows. No GPU needed.
+                           dated by its own rows, with the CUB its rows name. No GPU needed.
   profile.sh all           run, then render what it wrote (what `make profile` does).
 
 How launches are told apart. The harness (common/wb_cuda.cuh, wb::Bench) calls each row's
@@ -34,10 +34,12 @@ The columns of the CSV (units in the names; per-element values are left to the r
   chapter, variant, run (first|timed), launch (1.. within the row's run), kernel, grid and block
   (blocks and threads per block; "XxYxZ" when not one-dimensional), n, then one column per
   metric (see METRICS), then ncu_id (ncu's own launch number in that process, the harness's
-  kernels counted), device and date (the day of the run that measured the row, YYYY-MM-DD in
-  UTC; empty in rows kept from a CSV written before the column existed). A chapter's rows all
-  come from one run, so a chapter has one date, which its counters block shows: after
-  `run --chapters "19"`, chapter 19's block shows that day and the others keep theirs.
+  kernels counted), device, date (the day of the run that measured the row, YYYY-MM-DD in
+  UTC) and cub (the CUB the chapter was built with, its --info "cub", in the rows of a chapter
+  that calls CUB; empty in the others'). Rows kept from a CSV written before the date or cub
+  column have it empty. A chapter's rows all come from one run, so a chapter has one date and
+  one CUB, which its counters block shows: after `run --chapters "19"`, chapter 19's block
+  shows that day and the others keep theirs.
 
 ncu runs with --clock-control none (the GPU's own clocks, as when the chapters time themselves)
 and its default cache control (caches flushed before each profiled kernel, so that a second pass
@@ -53,6 +55,7 @@ import sys
 import time
 
 from . import common
+from . import summary
 from .common import Usage
 
 SCRIPT = "profile.sh"
@@ -81,11 +84,20 @@ METRICS = (
     ("stall_membar_per_inst", "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"),
 )
 
-HEADER = ",".join(["chapter", "variant", "run", "launch", "kernel", "grid", "block", "n"]
-                  + [c for c, _ in METRICS] + ["ncu_id", "device", "date"])
+# The columns added after the CSV's first version, last and oldest first: a CSV written before
+# one of them has the header less a tail of these (see kept_rows).
+ADDED_COLUMNS = ("date", "cub")
 
-# The header before the date column: the rows of such a CSV are kept by --chapters, undated.
-UNDATED_HEADER = HEADER[:-len(",date")]
+COLUMNS = (["chapter", "variant", "run", "launch", "kernel", "grid", "block", "n"]
+           + [c for c, _ in METRICS] + ["ncu_id", "device"] + list(ADDED_COLUMNS))
+HEADER = ",".join(COLUMNS)
+
+# Each header a counters CSV may have -> how many of ADDED_COLUMNS its rows lack: the one rule by
+# which --chapters keeps an older CSV's rows, with those columns empty (no date, no CUB known).
+LACKING = {",".join(COLUMNS[:len(COLUMNS) - k]): k for k in range(len(ADDED_COLUMNS) + 1)}
+
+# The header before the date column (and the cub column after it).
+UNDATED_HEADER = ",".join(COLUMNS[:-len(ADDED_COLUMNS)])
 
 # Set to YYYY-MM-DD, the day `run` writes in place of today's (the host tests fix it with it).
 DATE_ENV = "WB_PROFILE_DATE"
@@ -105,7 +117,8 @@ USAGE = """usage: scripts/profile.sh run [--chapters "NN ..."] [--n N] [--bin-di
            Nsight Compute at N elements (default 2^24), --reps 1 --warmup 0, every variant;
            writes OUT/<gpu>-counters.csv (OUT default docs/results; with --chapters, the
            other chapters' rows of an existing one are kept), each row dated with the day of
-           the run (UTC; $WB_PROFILE_DATE=YYYY-MM-DD sets another), and keeps ncu's raw
+           the run (UTC; $WB_PROFILE_DATE=YYYY-MM-DD sets another) and, in a chapter that
+           calls CUB, the CUB it was built with (its --info "cub"), and keeps ncu's raw
            output and each chapter's notes in LOGS (default build/profile).
            Needs a GPU, ncu ($NCU, else on PATH, else /usr/local/cuda/bin) and permission to
            read its counters: exits 77 without them (1 when REQUIRE_GPU=1).
@@ -115,7 +128,8 @@ USAGE = """usage: scripts/profile.sh run [--chapters "NN ..."] [--n N] [--bin-di
            in <details>, "The same on the <device>"). Each chapter's counters carry their
            date: its block shows the date of its rows, and the page the date of each
            chapter's; a row without one (a CSV from before the column) takes --date, else
-           the CSV's modification date. No GPU needed.
+           the CSV's modification date. A chapter whose rows name a CUB says which, on its
+           block and on the page. No GPU needed.
   all      run, then render.
   --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
   -h, --help      this text
@@ -436,13 +450,26 @@ def run_date():
 
 def kept_rows(csv_path, ids):
     """The rows of an existing counters CSV that are not of chapters `ids`, each with its date
-    (an empty one where the CSV predates the column). None for a CSV of other columns."""
+    and CUB (empty where the CSV predates the column, LACKING). None for a CSV of other columns."""
     with open(csv_path, encoding="utf-8") as f:
         old = f.read().splitlines()
-    if not old or old[0] not in (HEADER, UNDATED_HEADER):
+    lacking = LACKING.get(old[0]) if old else None
+    if lacking is None:
         return None
-    pad = "" if old[0] == HEADER else ","
-    return [l + pad for l in old[1:] if l.split(",")[0] not in ids]
+    return [l + "," * lacking for l in old[1:] if l.split(",")[0] not in ids]
+
+
+def chapter_cub(info):
+    """The CUB whose kernels a chapter's rows profile, from its --info: its "cub" where a kernel
+    it names is a CUB call (summary.is_cub, the names wb::Bench records a CUB with), "" for a
+    chapter that calls no CUB (a program built with CUDA names the CUB on its include path
+    whether it calls it or not) or whose --info names no CUB."""
+    if not info or not info.get("cub"):
+        return ""
+    kernels = list(info.get("default_kernels") or [])
+    for v in info.get("variants") or []:
+        kernels += v.get("kernels") or []
+    return str(info["cub"]).replace(",", " ") if any(summary.is_cub(k) for k in kernels) else ""
 
 
 def do_run(argv):
@@ -511,6 +538,7 @@ def do_run(argv):
             print(f"chapter{cid}: not built", file=sys.stderr, flush=True)
             continue
         timed, failed = 0, []
+        cub = chapter_cub(common.program_info(binary))
         # Every kernel, in the runs that cover them all.
         for v in common.runs_covering_every_kernel(common.list_variants(binary)):
             stem = f"chapter{cid}" if v in (None, "all") else f"chapter{cid}.{v}"
@@ -519,7 +547,7 @@ def do_run(argv):
                 got, why = profile_chapter(ncu, cid, binary, os.path.join(logs, stem), n, device, args)
             except NoPermission:
                 return no_permission(), None
-            rows += [l + "," + day for l in got]
+            rows += [l + "," + day + "," + cub for l in got]
             timed += sum(1 for l in got if l.split(",")[2] == "timed")
             if why:
                 failed.append(why)
@@ -612,6 +640,11 @@ def micro(ns):
 
 # ---- render: one CSV ---------------------------------------------------------------------------
 
+def version_key(version):
+    """A version's numbers, to order versions as numbers ("3.5.0" before "3.10.0")."""
+    return [int(x) for x in re.findall(r"[0-9]+", version)]
+
+
 class Counters:
     """One counters CSV: its rows, chapters (in numeric order), variants (in order of their first
     row), device and the N most rows have."""
@@ -665,6 +698,16 @@ class Counters:
             if len(seen) > 1:
                 mixed.append(ch)
         return dates, mixed
+
+    def chapter_cubs(self):
+        """{chapter: the CUB its CUB kernels came from, "CUB 3.0.1"} for each chapter whose rows
+        name one (a chapter built against two, put together by hand: both, oldest first)."""
+        cubs = {}
+        for ch in self.chapters:
+            seen = {r.get("cub") or "" for r in self.rows if r["chapter"] == ch} - {""}
+            if seen:
+                cubs[ch] = " and ".join(f"CUB {v}" for v in sorted(seen, key=version_key))
+        return cubs
 
     def not_profiled(self, ch):
         """The variants that launched no profiled kernel, as "`a`, `b`"."""
@@ -817,13 +860,27 @@ def measured_on(dates):
     return main + (f" ({'; '.join(others)})" if others else "")
 
 
+def cubs_of(cubs):
+    """Which CUB the CUB kernels of a page came from, from {chapter: "CUB 3.0.1"}: "CUB 3.0.1
+    (chapters 11 and 17) and CUB 3.5.0 (chapter 19)"; "" for none."""
+    by_cub = {}
+    for ch in sorted(cubs, key=int):
+        by_cub.setdefault(cubs[ch], []).append(ch)
+    parts = [f"{cub} ({chapter_list(chs)})" for cub, chs in sorted(by_cub.items(), key=lambda kv: version_key(kv[0]))]
+    if len(parts) < 2:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def counters_page(c, base, dates, uprel, slugs):
     """The all-chapters page, <base>.md; dates: {chapter: the date it was measured}."""
     title = f"Hardware counters on the {common.xml(c.device)}"
     link = {ch: chapter_link(ch, uprel, slugs) for ch in c.chapters}
+    cubs = cubs_of(c.chapter_cubs())
     s = [f"# {title}\n\n",
          f"Every chapter's kernels at N = {common.pow2(c.main_n)} ({'%.0f' % c.main_n} elements), {HOW}, "
          f"by `scripts/profile.sh run` on {measured_on(dates)}.\n",
+         f"CUB's kernels came from {cubs}.\n" if cubs else "",
          f"Every number below comes from [{base}.csv]({base}.csv), which also holds the untimed first run of each kernel;\n",
          "the tables show the timed run. A kernel launched several times per run (a multi-pass reduction, a scan's\n",
          "three passes) has a row per launch and a row of totals. Each chapter's page shows its own rows under its\n",
@@ -843,10 +900,13 @@ def counters_page(c, base, dates, uprel, slugs):
 
 
 def chapter_block(c, ch, base, date, pagerel):
-    """Chapter ch's block for its page; date: the day its counters were measured."""
+    """Chapter ch's block for its page; date: the day its counters were measured. Where its rows
+    name a CUB, the block says which CUB's kernels it profiled."""
     title = f"Hardware counters on the {common.xml(c.device)}"
+    cub = c.chapter_cubs().get(ch)
+    from_cub = f", CUB's kernels from {cub}" if cub else ""
     s = [f"Hardware counters of this chapter's kernels on the {common.xml(c.device)} at N = {common.pow2(c.main_n)}: "
-         f"{HOW}, by `scripts/profile.sh` on {date}.\n",
+         f"{HOW}, by `scripts/profile.sh` on {date}{from_cub}.\n",
          "Each variant's timed run; a kernel launched more than once per run has a row per launch and a row of totals.\n",
          f"Every launch and metric: [{base}.csv]({pagerel}{base}.csv); every chapter, and what each column measures: "
          f"[{title}]({pagerel}{base}.md).\n\n",
