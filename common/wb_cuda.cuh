@@ -76,8 +76,10 @@ inline double theoretical_peak_gbps(int memory_clock_khz, int bus_width_bits) {
 }
 
 /// --info's "device" (see wb::DeviceInfo): ordinal, name, compute capability, SMs, L2 and
-/// theoretical peak of CUDA device `ordinal`, or null where the driver finds no usable device
-/// or no such ordinal. Unlike open_device it never exits, so --info answers on any machine.
+/// theoretical peak of CUDA device `ordinal`, and how many CUDA devices the process sees
+/// ("visible", what chapter 18 spreads over by default), or null where the driver finds no
+/// usable device or no such ordinal. Unlike open_device it never exits, so --info answers on
+/// any machine.
 inline Json cuda_device_info(int ordinal) {
   int count = 0, clock_khz = 0, bus_bits = 0;
   cudaDeviceProp p;
@@ -95,7 +97,8 @@ inline Json cuda_device_info(int ordinal) {
       .set("sm", Json::text(std::to_string(p.major) + std::to_string(p.minor)))
       .set("sms", Json::integer(p.multiProcessorCount))
       .set("l2_bytes", Json::integer(p.l2CacheSize))
-      .set("peak_gbps", Json::number(theoretical_peak_gbps(clock_khz, bus_bits)));
+      .set("peak_gbps", Json::number(theoretical_peak_gbps(clock_khz, bus_bits)))
+      .set("visible", Json::integer(count));
 }
 
 /// Set before main: a program that includes this header answers --info with its device.

@@ -244,6 +244,19 @@ class StudyTest(unittest.TestCase):
         self.assertEqual(status, 2)
 
 
+class ScalingTest(unittest.TestCase):
+    """scripts/wblib/scaling.py: the GPUs and device come from chapter 18's --info, not its notes."""
+
+    def test_gpus_and_device_from_info(self):
+        from wblib import scaling
+        info = {"device": {"ordinal": 0, "name": "NVIDIA H200", "sms": 132, "visible": 2}}
+        self.assertEqual(scaling.gpus_and_device(info), ("2", "NVIDIA H200"))
+        # Negative controls: no device, or a device without the count, is refused.
+        self.assertIsNone(scaling.gpus_and_device({"device": None}))
+        self.assertIsNone(scaling.gpus_and_device({"device": {"name": "NVIDIA H200"}}))
+        self.assertIsNone(scaling.gpus_and_device(None))
+
+
 class InfoTest(unittest.TestCase):
     """info --check against stand-in programs whose --info is what chapters.json says, or not."""
 

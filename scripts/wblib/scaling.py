@@ -20,7 +20,6 @@ import csv
 import glob
 import io
 import os
-import re
 import shutil
 import subprocess
 
@@ -45,9 +44,15 @@ Exit: 0 done and verified; 1 a run failed; 2 bad usage; 77 no GPU or no chapter 
 HEADER = ("run,device,gpus,chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,"
           "verified,blocks_per_sm,config")
 
-# Chapter 18's note naming its GPUs: "2 GPU(s), one process drives all (...); GPU 0: NVIDIA H200,
-# 132 SMs, ...".
-GPU_LINE = re.compile(r"(\d+) GPU\(s\), .*; GPU 0: (.*), \d+ SMs, ")
+
+
+def gpus_and_device(info):
+    """(how many GPUs chapter 18 spreads over by default, the name of GPU 0) from its --info
+    (a dict): every visible device and device 0's name; None where --info names no device."""
+    device = (info or {}).get("device") or {}
+    if not device.get("name") or not isinstance(device.get("visible"), int) or device["visible"] < 1:
+        return None
+    return str(device["visible"]), device["name"].replace(",", " ")
 
 
 # ---- run -----------------------------------------------------------------------------------
@@ -82,11 +87,11 @@ def do_run(argv):
     status = common.require_gpu(SCRIPT, binary, notes)
     if status is not None:
         return status, None
-    found = next((m for m in map(GPU_LINE.match, notes) if m), None)
+    found = gpus_and_device(common.program_info(binary))
     if found is None:
-        common.say(SCRIPT, "chapter18 printed no GPU line")
+        common.say(SCRIPT, "chapter18 --info names no device and no count of visible GPUs")
         return 1, None
-    gpus, device = found.group(1), found.group(2)
+    gpus, device = found
     os.makedirs(out_dir, exist_ok=True)
     os.makedirs(logs, exist_ok=True)
     csv_path = os.path.join(out_dir, f"{common.gpu_slug(device)}-x{gpus}-chapter18.csv")
