@@ -240,28 +240,23 @@ expect_grep "kept the rows of $others other chapter\\(s\\) from the existing $na
   "run --chapters into the existing CSV: says so"
 # The CSV of two dates, which the render tests below read.
 cp "$R/docs/results/$name" "$work/two-dates.csv"
-# Into a CSV written before the cub column: the kept rows keep their date and get an empty CUB.
-sed 's/,[^,]*$//' "$work/full.csv" >"$csv"
-(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
-  --chapters $hm --bin-dir "$R" --logs "$work/merge-logs") >"$work/uncub.out" 2>&1
-expect_status 0 $? "run --chapters $hm into a CSV without the cub column"
-awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed '2,$s/,[^,]*$/,/' >"$work/uncub.others"
-awk -F, -v id=$hm '$1 != id' "$csv" >"$work/uncub.got"
-expect_same "$work/uncub.others" "$work/uncub.got" \
-  "run --chapters into a CSV without the cub column: the others' rows kept, with their dates and an empty CUB"
-expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25,3\.0\.1\$" "$csv" \
-  "run --chapters into a CSV without the cub column: chapter $hm's rows dated, with their CUB"
-# Into a CSV written before the date column (and the cub column): the kept rows get both empty.
-sed 's/,[^,]*,[^,]*$//' "$work/full.csv" >"$csv"
-(cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
-  --chapters $hm --bin-dir "$R" --logs "$work/merge-logs") >"$work/undated.out" 2>&1
-expect_status 0 $? "run --chapters $hm into a CSV without the date column"
-awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed '2,$s/,[^,]*,[^,]*$/,,/' >"$work/undated.others"
-awk -F, -v id=$hm '$1 != id' "$csv" >"$work/undated.got"
-expect_same "$work/undated.others" "$work/undated.got" \
-  "run --chapters into an undated CSV: the others' rows kept, with an empty date and CUB"
-expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25,3\.0\.1\$" "$csv" \
-  "run --chapters into an undated CSV: chapter $hm's rows dated"
+# Into a CSV written before the cub column, and before the date column too: the kept rows keep
+# what their CSV had and get the missing columns empty; the chapter run gets its date and CUB.
+# merge_into_older NAME DROP FILL WHAT: DROP is the sed pattern that cuts the missing columns
+# off full.csv, FILL what the kept rows end in instead.
+merge_into_older() {
+  sed "s/$2\$//" "$work/full.csv" >"$csv"
+  (cd "$R" && FAKE_NCU_LOG=$work/clean.ncu.csv NCU=$fake_ncu WB_PROFILE_DATE=2026-11-25 bash scripts/profile.sh run \
+    --chapters $hm --bin-dir "$R" --logs "$work/merge-logs") >"$work/$1.out" 2>&1
+  expect_status 0 $? "run --chapters $hm into $4"
+  awk -F, -v id=$hm '$1 != id' "$work/full.csv" | sed "2,\$s/$2\$/$3/" >"$work/$1.others"
+  awk -F, -v id=$hm '$1 != id' "$csv" >"$work/$1.got"
+  expect_same "$work/$1.others" "$work/$1.got" "run --chapters into $4: the others' rows kept, the missing columns empty"
+  expect_count "$(awk -F, -v id=$hm 'NR > 1 && $1 == id' "$work/merge.want" | wc -l)" "^$hm,.*,2026-11-25,3\.0\.1\$" "$csv" \
+    "run --chapters into $4: chapter $hm's rows dated, with their CUB"
+}
+merge_into_older uncub ',[^,]*' ',' "a CSV without the cub column"
+merge_into_older undated ',[^,]*,[^,]*' ',,' "an undated CSV"
 expect_grep "kept the rows of $others other chapter\\(s\\)" "$work/undated.out" "run --chapters into an undated CSV: says so"
 cp "$work/full.csv" "$csv"
 # Without WB_PROFILE_DATE: today's date in UTC, in every row.
