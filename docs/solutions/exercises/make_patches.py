@@ -322,8 +322,11 @@ EDITS = {
                         (CH17H, "  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n",
                          "  for (int64_t nearest = tile - 1;; nearest -= kWindow) {\n"
                          "    if (lane == 0) atomicAdd(&look_back_windows, 1ull);\n", 1),
-                        (CH17H, "    do {\n      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n",
-                         "    do {\n      if (lane == 0) atomicAdd(&look_back_looks, 1ull);\n"
+                        # The look-back's own wait (look_back_folding, chapter 19's, has one of the same text).
+                        (CH17H, "never load.\n    TileStatus s = other < 0 ? status_word(a.epoch, kPrefix, T(0)) : 0;\n"
+                         "    unsigned prefixes, waiting;\n    do {\n      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n",
+                         "never load.\n    TileStatus s = other < 0 ? status_word(a.epoch, kPrefix, T(0)) : 0;\n"
+                         "    unsigned prefixes, waiting;\n    do {\n      if (lane == 0) atomicAdd(&look_back_looks, 1ull);\n"
                          "      if (!is_current(s, a.epoch)) s = observe(&a.statuses[other]);\n", 1),
                         ("  return bench.finish();\n", CH17_REPORT, 1)]),
     "ch17-ex3": (CH17H, [("const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;",
@@ -364,8 +367,10 @@ def main(argv):
         print("make_patches: no such exercise: " + " ".join(unknown), file=sys.stderr)
         return 2
     for exercise in wanted:
+        # The whole patch first: an edit whose text is gone stops here, leaving the file as it was.
+        text = "".join(patch_text(path, old, new) for path, old, new in edited(exercise))
         with open(os.path.join(HERE, exercise + ".patch"), "w", encoding="utf-8", newline="\n") as f:
-            f.write("".join(patch_text(path, old, new) for path, old, new in edited(exercise)))
+            f.write(text)
     print(f"make_patches: {len(wanted)} patch(es) written to {os.path.relpath(HERE, ROOT)}")
     return 0
 
