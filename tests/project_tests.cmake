@@ -16,6 +16,10 @@ set_tests_properties(host_html_check_self_test PROPERTIES LABELS host)
 add_test(NAME host_exercise_patches_apply
          COMMAND bash ${CMAKE_SOURCE_DIR}/docs/solutions/exercises/run.sh --check)
 set_tests_properties(host_exercise_patches_apply PROPERTIES LABELS host)
+# ... and each patch is what the edits of make_patches.py give from the chapters as they are now
+# (tests/patches_check.sh, with a negative control).
+add_test(NAME host_exercise_patches_current COMMAND sh ${WB_TESTS}/patches_check.sh)
+set_tests_properties(host_exercise_patches_current PROPERTIES LABELS host)
 
 # The same site in headless Chromium: the main page shows every section, a chapter page its code,
 # results and neighbours. Skipped (exit 77) where no Chromium is installed.

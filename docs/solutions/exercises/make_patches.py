@@ -9,7 +9,10 @@ unified diff beside itself, for `git apply` from the repository root (run.sh app
 An edit whose text is not found exactly `times` times stops the script with the exercise and
 the text: the chapter has changed, and the exercise (and its page) need a look.
 
-  python3 docs/solutions/exercises/make_patches.py [ID ...]   (default: every entry)
+  python3 docs/solutions/exercises/make_patches.py [--check] [ID ...]   (default: every entry)
+
+--check writes nothing: it exits 1 naming each committed patch that differs from what the
+edits give now (the chapter changed and the patch was not written again), 0 when all agree.
 
 Standard library only; the output depends only on the files it reads.
 """
@@ -361,16 +364,30 @@ def patch_text(path, old, new):
 
 
 def main(argv):
-    wanted = argv or sorted(EDITS)
+    check = "--check" in argv
+    wanted = [a for a in argv if a != "--check"] or sorted(EDITS)
     unknown = [w for w in wanted if w not in EDITS]
     if unknown:
         print("make_patches: no such exercise: " + " ".join(unknown), file=sys.stderr)
         return 2
+    stale = []
     for exercise in wanted:
         # The whole patch first: an edit whose text is gone stops here, leaving the file as it was.
         text = "".join(patch_text(path, old, new) for path, old, new in edited(exercise))
-        with open(os.path.join(HERE, exercise + ".patch"), "w", encoding="utf-8", newline="\n") as f:
+        path = os.path.join(HERE, exercise + ".patch")
+        if check:
+            with open(path, encoding="utf-8", newline="") as f:
+                if f.read() != text:
+                    stale.append(exercise)
+            continue
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+    if check:
+        for exercise in stale:
+            print(f"make_patches: {exercise}.patch is not what its edits give now (run make_patches.py {exercise})",
+                  file=sys.stderr)
+        print(f"make_patches: {len(wanted) - len(stale)} of {len(wanted)} patch(es) as their edits give them")
+        return 1 if stale else 0
     print(f"make_patches: {len(wanted)} patch(es) written to {os.path.relpath(HERE, ROOT)}")
     return 0
 
