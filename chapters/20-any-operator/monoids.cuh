@@ -43,7 +43,7 @@ WB_HD inline uint64_t instance_bits(uint64_t seed, uint64_t salt, uint64_t i) {
   return wb::mix64(wb::mix64(seed ^ salt) + (i + 1) * 0x9e3779b97f4a7c15ULL);
 }
 
-// [monoids]
+// [sum_int64]
 /// The sum of int64 values, modulo 2^64 (as the GPU's 64-bit adds make it; unsigned, so that
 /// C++ defines the wrap).
 struct SumInt64 {
@@ -58,6 +58,7 @@ struct SumInt64 {
   /// earlier + later.
   WB_HD static T combine(T earlier, T later) { return int64_t(uint64_t(earlier) + uint64_t(later)); }
 };
+// [sum_int64]
 
 /// The largest of int32 values.
 struct MaxInt32 {
@@ -87,6 +88,7 @@ struct MinInt32 {
   WB_HD static T combine(T earlier, T later) { return later < earlier ? later : earlier; }
 };
 
+// [argmax]
 /// The largest int32 and the first index that holds it. The tie rule makes the operator a
 /// maximum over (value, -index), a total order, so it is associative and commutative: which
 /// pair is "earlier" never matters, only the indexes they carry.
@@ -105,7 +107,9 @@ struct ArgMaxInt32 {
     return later_wins ? later : earlier;
   }
 };
+// [argmax]
 
+// [affine]
 /// The composition of affine maps: (a2, b2) after (a1, b1) is x -> a2 (a1 x + b1) + b2, the map
 /// (a2 a1, a2 b1 + b2), modulo 2^32. Associative (composing functions is), not commutative:
 /// doubling then adding 1 is not adding 1 then doubling. The inclusive scan of the maps gives,
@@ -122,6 +126,7 @@ struct AffineCompose {
   /// `later` applied after `earlier`.
   WB_HD static T combine(T earlier, T later) { return {later.a * earlier.a, later.a * earlier.b + later.b}; }
 };
+// [affine]
 
 /// The negative control: int32 subtraction modulo 2^32. Not associative ((a - b) - c is not
 /// a - (b - c)) and not commutative; 0 is an identity on the right only. The CPU's reference
@@ -138,7 +143,6 @@ struct SubtractInt32 {
   /// earlier - later, modulo 2^32.
   WB_HD static T combine(T earlier, T later) { return int32_t(uint32_t(earlier) - uint32_t(later)); }
 };
-// [monoids]
 
 // ---------------------------------------------------------------------------------------
 // Equality and text: what the checks compare and print

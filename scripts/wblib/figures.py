@@ -1708,9 +1708,9 @@ def chapter20():
     f.text(600, y + 18, "each written once per launch", size=12, fill=MUTED)
     y = f.lines(20, y + 54, [
         "Chapter 17 packs a flag and a 4-byte value in one 64-bit word, written and read in one access. An",
-        "8-byte value and its flag take more than 64 bits, the most the PTX memory model promises to move in",
-        "one access, so the value goes first, the flag after it with release, and a reader that saw the flag",
-        "acquires before it reads the value. No slot is rewritten in a launch: one that saw A finds A's value."])
+        "8-byte value and its flag take more than 64 bits, and the PTX memory model makes a 16-byte access",
+        "accesses to its halves in no set order; so the value goes first, the flag after it with release, and",
+        "a reader that saw the flag acquires before it reads the value. No slot is rewritten in a launch."])
     f.grow_to(y)
     return f
 
