@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "any_reduce.cuh"
+// any_reduce.cuh (whose orders --emulate replays) is included before this file by the program, not
+// here: a mutation of it (tests/mutations/) is then the one this file sees too.
 #include "monoids.cuh"
 #include "workbook.cuh"
 

@@ -26,7 +26,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "any_reduce.cuh"
+// any_reduce.cuh (the warp's combinations in order) is included before this file by the program,
+// not here: a mutation of it (tests/mutations/) is then the one this file sees too.
 #include "workbook.cuh"
 
 /// Chapter 17's tile code, statuses, look-back and policy (chapter 20 uses the parts named in
