@@ -1633,10 +1633,91 @@ def chapter19():
     return f
 
 
+
+# ---- chapter 20: any operator, two orders --------------------------------------------------
+
+def order_row(f, x0, y, owners, fills, cw=44):
+    """16 elements in memory, element i drawn in the colour of its owner (a thread or a lane)."""
+    for i, owner in enumerate(owners):
+        fill, ink = fills[owner]
+        f.cell(x0 + i * cw, y, cw - 4, 26, f"m{i}", fill, REDUCE, ink, size=12)
+
+
+def chapter20():
+    f = Figure("chapter20-two-orders.svg", "Chapter 20: the same reduction in two orders",
+               "Sixteen maps m0 to m15 in memory. Chapter 11's order: thread t takes vectors t and t + 4 of "
+               "two elements each, so thread 0 combines m0, m1, m8, m9 and the threads then meet in order: m8 "
+               "comes before m2. The input's order: a warp loads the run, each lane takes four consecutive "
+               "elements through shared memory, and lanes meet in lane order: m0 to m15. A sum, a maximum or "
+               "an argmax gives the same result both ways; maps x to a x + b do not commute, and only the "
+               "second order composes them right. The scan publishes an 8-byte value in a slot before its "
+               "flag, with a release store, and reads it after the flag and an acquire fence.", 0,
+               "drawn with 16 elements, 4 threads or lanes, vectors of 2; the program's are 256 threads, "
+               "16-byte vectors, lanes of 64 bytes")
+    x0, cw = 40, 44
+    y = 84
+    f.text(20, y, "Chapter 11's order (reduce_best_any): thread t takes vectors t, t + 4, ... of 2 elements",
+           size=13, weight="bold", fill=REDUCE)
+    y += 12
+    owners = [(i // 2) % 4 for i in range(16)]
+    order_row(f, x0, y, owners, THREAD_FILLS, cw)
+    for v in range(8):
+        bracket_under(f, x0 + 2 * v * cw, x0 + (2 * v + 2) * cw - 4, y + 32, f"vector {v}")
+    y += 76
+    legend(f, x0, y, [(THREAD_FILLS[t][0], REDUCE, f"thread {t}") for t in range(4)])
+    y += 26
+    f.text(x0, y, "combined: (m0 m1 m8 m9) (m2 m3 m10 m11) (m4 m5 m12 m13) (m6 m7 m14 m15)", size=12, mono=True)
+    y += 18
+    f.text(x0, y, "m8 before m2: right if the operator commutes (sum, max, min, argmax), wrong for maps",
+           size=12, fill=ALERT)
+    y += 40
+    f.text(20, y, "The input's order (reduce_in_order, the scan): each lane takes K consecutive elements",
+           size=13, weight="bold", fill=REDUCE)
+    y += 12
+    owners = [i // 4 for i in range(16)]
+    order_row(f, x0, y, owners, THREAD_FILLS, cw)
+    for lane in range(4):
+        bracket_under(f, x0 + 4 * lane * cw, x0 + (4 * lane + 4) * cw - 4, y + 32, f"lane {lane}")
+    y += 76
+    f.text(x0, y, "loaded 4 at a time across the lanes (coalesced), handed out through shared memory;",
+           size=12, fill=MUTED)
+    y += 18
+    f.text(x0, y, "combined: (m0 m1 m2 m3) (m4 m5 m6 m7) (m8 m9 m10 m11) (m12 m13 m14 m15)", size=12, mono=True)
+    y += 18
+    f.text(x0, y, "lane l's run before lane l + 1's, warps and blocks likewise: right for any associative operator",
+           size=12, fill=REDUCE)
+    y += 40
+    f.text(20, y, "The scan's tile status for an 8-byte value: the value in a slot, then the flag", size=13,
+           weight="bold", fill=SCAN)
+    y += 14
+    # The writer's tile, its status word and two slots, and a reader.
+    f.rect(40, y, 300, 96, SHADE, FAINT, rx=6)
+    f.text(52, y + 20, "tile t publishes", weight="bold")
+    f.lines(52, y + 42, ["1. its value into slot A (or P)", "2. flag A (or P) and epoch,", "released after the value"],
+            size=12)
+    f.rect(440, y, 340, 96, SHADE, FAINT, rx=6)
+    f.text(452, y + 20, "a later tile looks back", weight="bold")
+    f.lines(452, y + 42, ["1. polls the flag word (relaxed loads)", "2. an acquire fence",
+                          "3. reads the slot the flag names"], size=12)
+    f.arrow(342, y + 48, 438, y + 48, "scan", 1.4)
+    f.text(390, y + 40, "synchronizes", size=12, anchor="middle", fill=SCAN)
+    y += 110
+    cells = [("flag + epoch", CUB_TINT, CUB), ("slot A: 8 bytes", SCAN_TINT, SCAN), ("slot P: 8 bytes", SCAN_TINT, SCAN)]
+    for i, (label, fill, stroke) in enumerate(cells):
+        f.cell(40 + i * 180, y, 170, 26, label, fill, stroke, size=12)
+    f.text(600, y + 18, "each written once per launch", size=12, fill=MUTED)
+    y = f.lines(20, y + 54, [
+        "Chapter 17 packs a flag and a 4-byte value in one 64-bit word, written and read in one access. An",
+        "8-byte value and its flag take more than 64 bits, and the PTX memory model makes a 16-byte access",
+        "accesses to its halves in no set order; so the value goes first, the flag after it with release, and",
+        "a reader that saw the flag acquires before it reads the value. No slot is rewritten in a launch."])
+    f.grow_to(y)
+    return f
+
 # Every figure, in chapter order: each function draws one SVG.
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
-           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19]
+           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20]
 
 
 # ---- writing and checking ------------------------------------------------------------------
