@@ -108,6 +108,12 @@ add_test(NAME stress_lookback
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress)
 set_tests_properties(stress_lookback PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
+# The same for chapter 21, whose one pass looks back over counts and whose three kernels scan their
+# flags with chapter 17's single pass.
+add_test(NAME stress_lookback_chapter21
+         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress21 21)
+set_tests_properties(stress_lookback_chapter21 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gpu TIMEOUT 1800)
 
 # Every chapter page reads in one sitting (tests/page_check.py): at most 250 lines before the first
 # folded block (400 for chapters 17 and up), the chapter's figure before that fold, the diff and

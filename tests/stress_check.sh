@@ -1,6 +1,8 @@
 #!/bin/sh
-# stress_check.sh SOURCE_DIR BUILD_DIR -- chapter 17's look-back with every path taken.
-# Builds chapter 17 with -DWB_STRESS=ON into BUILD_DIR for this machine's GPU: each tile's
+# stress_check.sh SOURCE_DIR BUILD_DIR [CHAPTER] -- chapter 17's look-back with every path taken.
+# CHAPTER 21 checks chapter 21's instead: its one pass, whose look-back carries counts, and the
+# scan of its three kernels (chapter 17's single pass on the flags); the default is 17.
+# Builds the chapter with -DWB_STRESS=ON into BUILD_DIR for this machine's GPU: each tile's
 # publications are delayed by a seeded pseudo-random time and the program counts how often the
 # look-back waits, walks its window and chains aggregates (its "stress: ..." note). Then:
 #   1. each single-pass variant at several N (one tile, odd sizes, small tiles, thousands of
@@ -13,6 +15,12 @@
 # Exit 0 when all pass, 1 otherwise, 77 without a GPU or without compute-sanitizer.
 src=$(cd "${1:?source dir}" && pwd) || exit 1
 build=${2:?build dir}
+chapter=${3:-17}
+case $chapter in
+  17) variants="single_pass single_pass_no_memset single_pass_tuned" ;;
+  21) variants="one_pass three_kernels" ;;
+  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17 or 21)"; exit 2 ;;
+esac
 
 # The value of the count `name` in a "stress: ..." line, or nothing when the line lacks it.
 count_of() {
@@ -52,19 +60,18 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || {
   echo "stress_check: no GPU; skipped"
   exit 77
 }
-echo "stress_check: building chapter17 with WB_STRESS=ON"
+echo "stress_check: building chapter$chapter with WB_STRESS=ON"
 cmake -S "$src" -B "$build" -DWB_STRESS=ON -DCMAKE_CUDA_ARCHITECTURES=native >"$build.log" 2>&1 &&
-  cmake --build "$build" -j "$(nproc)" --target chapter17 >>"$build.log" 2>&1 || {
+  cmake --build "$build" -j "$(nproc)" --target "chapter$chapter" >>"$build.log" 2>&1 || {
   tail -30 "$build.log"
   echo "stress_check: FAIL: the stress build failed"
   exit 1
 }
-bin=$build/chapter17
+bin=$build/chapter$chapter
 # A hung look-back is a failure, not a stuck test.
 limit=""
 command -v timeout >/dev/null 2>&1 && limit="timeout 300"
 
-variants="single_pass single_pass_no_memset single_pass_tuned"
 # name|arguments; one_tile must take no look-back path, every other case each of them.
 cases="one_tile|--n 777
 odd|--n 1000003 --offset 1

@@ -10,8 +10,11 @@
 /// chapter 18 passes the sum of the shards before its own.
 ///
 /// The element type T is any 4-byte type with `+` (int for chapters 17 and 18, float for
-/// chapter 19): a status word packs a flag and the value's 32 bits. With floats the order of
-/// the look-back's additions matters, and LookBackOrder says which one the kernel uses.
+/// chapter 19, unsigned for chapter 21's counts): a status word packs a flag and the value's 32
+/// bits. With floats the order of the look-back's additions matters, and LookBackOrder says which
+/// one the kernel uses. A kernel that is no scan but needs the carries between its tiles
+/// (chapter 21's compaction carries counts) calls look_back() itself and takes its launch's tile
+/// counter, statuses and epoch from SinglePass::next_launch().
 #pragma once
 
 #include <cuda/atomic>
@@ -80,14 +83,14 @@ __device__ T warp_inclusive_scan(T value) {
 }
 
 /// Sum of one value per lane across a full warp, every lane receiving it (chapters 07-11's
-/// warp_sum leaves it in lane 0 only, hence the different name). sm_80 and later add ints in
-/// one instruction; floats, and older GPUs, use a butterfly of shuffles, after which every
-/// lane has the sum (for floats the same bits in every lane: each step adds the same two
-/// values in both lanes of a pair, and float addition commutes).
+/// warp_sum leaves it in lane 0 only, hence the different name). sm_80 and later add ints (and
+/// unsigned ints) in one instruction; floats, and older GPUs, use a butterfly of shuffles, after
+/// which every lane has the sum (for floats the same bits in every lane: each step adds the same
+/// two values in both lanes of a pair, and float addition commutes).
 template <class T>
 __device__ T warp_sum_to_all(T value) {
 #if WB_HAS_REDUCE_ADD
-  if constexpr (std::is_same_v<T, int>) {
+  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) {
     return __reduce_add_sync(kFullMask, value);
   } else
 #endif
@@ -185,6 +188,8 @@ __device__ int tile_count(int64_t tile, int tile_size, int64_t n) {
 __device__ unsigned value_bits(int value) { return unsigned(value); }
 /// See value_bits(int).
 __device__ unsigned value_bits(float value) { return __float_as_uint(value); }
+/// See value_bits(int): a count as it is.
+__device__ unsigned value_bits(unsigned value) { return value; }
 
 // [status]
 /// A tile's status: one 64-bit word, so that one atomic store publishes all of it and one
@@ -634,19 +639,25 @@ ScanPolicy plain_policy(const wb::Options& opt) {
 /// there are no more tiles than the GPU holds blocks at once (SMs x blocks per SM, from the
 /// occupancy calculator for this kernel, tile and GPU), patient ones otherwise. Nothing
 /// here names a GPU: two GPUs with the same SMs, shared memory and registers get the same
-/// policy. `CarryIn`, `T` and `Order` are the kernel's (its instances may differ in registers,
-/// and so in occupancy).
-template <class CarryIn = NoCarryIn, class T = int, LookBackOrder Order = LookBackOrder::AsFound>
-ScanPolicy choose_policy(const wb::Options& opt, const wb::Device& dev, int64_t n) {
+/// policy. `kernel_for(batch, block)` is the kernel the policy is for (its instances may differ
+/// in registers, and so in occupancy): choose_policy() passes the scan's, chapter 21 its
+/// compaction's, which stages its tiles as the scan does (stage_bytes()).
+template <class KernelFor>
+ScanPolicy choose_policy_for(const wb::Options& opt, const wb::Device& dev, int64_t n, KernelFor kernel_for) {
   ScanPolicy p = plain_policy(opt);
   p.clear_statuses = false;
   if (!opt.batch_given && tiles_for(n, p.block, kBatch) < kSmallInputTiles) p.batch = kSmallInputBatch;
-  const int per_sm = wb::blocks_per_sm(single_pass_kernel<CarryIn, T, Order>(p.batch, p.block), p.block,
-                                       stage_bytes(p.block, p.batch));
+  const int per_sm = wb::blocks_per_sm(kernel_for(p.batch, p.block), p.block, stage_bytes(p.block, p.batch));
   const bool one_wave = tiles_for(n, p.block, p.batch) <= int64_t(dev.sms) * per_sm;
   p.first_look_ns = one_wave ? kEagerFirstLookNs : kPatientFirstLookNs;
   p.poll_ns = one_wave ? kEagerPollNs : kPatientPollNs;
   return p;
+}
+
+/// choose_policy_for() the single pass of `CarryIn`, `T` and `Order` (single_pass_kernel()).
+template <class CarryIn = NoCarryIn, class T = int, LookBackOrder Order = LookBackOrder::AsFound>
+ScanPolicy choose_policy(const wb::Options& opt, const wb::Device& dev, int64_t n) {
+  return choose_policy_for(opt, dev, n, single_pass_kernel<CarryIn, T, Order>);
 }
 // [policy]
 
@@ -673,6 +684,16 @@ class SinglePass {
               CarryIn carry_in = CarryIn()) {
     const int64_t tiles = tiles_for(n, policy.block, policy.batch);
     if (tiles == 0) return;  // nothing to scan (chapter 18's shards may be empty)
+    const LookBackArgs a = next_launch(policy, tiles);
+    kernel<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch), stream_>>>(in, n, out, a, carry_in);
+  }
+
+  /// What the next launch of `tiles` tiles with `policy` looks back with: the counter and the
+  /// statuses, cleared first where the policy says so, and the next epoch; its tiles are
+  /// numbered from where the counter stands. launch() takes it for the scan; a kernel that is no
+  /// scan but looks back (chapter 21's compaction) takes it and is launched right after, one
+  /// block per tile, on stream().
+  LookBackArgs next_launch(const ScanPolicy& policy, int64_t tiles) {
     if (tiles > max_tiles_) {
       std::fprintf(stderr, "internal error: %lld tiles, but statuses for %lld\n", (long long)tiles, (long long)max_tiles_);
       std::exit(3);
@@ -684,9 +705,12 @@ class SinglePass {
     if (policy.clear_statuses) clear(tiles);
     epoch_ += 1;
     const LookBackArgs a{counter(), counter_, statuses(), epoch_, policy.first_look_ns, policy.poll_ns};
-    kernel<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch), stream_>>>(in, n, out, a, carry_in);
     counter_ += static_cast<unsigned long long>(tiles);
+    return a;
   }
+
+  /// Where clears and launches go.
+  cudaStream_t stream() const { return stream_; }
 
  private:
   /// Zero the counter and the statuses of the first `tiles` tiles.

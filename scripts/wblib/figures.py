@@ -1714,10 +1714,105 @@ def chapter20():
     f.grow_to(y)
     return f
 
+
+# ---- chapter 21: stream compaction -----------------------------------------------------------
+
+COMPACT_VALUES = [7, 2, 9, 4, 4, 8, 1, 6, 3, 5, 8, 2, 7, 9, 0, 6]  # drawn; kept: 5 or more
+
+
+def chapter21():
+    values = COMPACT_VALUES
+    kept = [v >= 5 for v in values]
+    tiles, per = 4, 4
+    counts = [sum(kept[t * per:(t + 1) * per]) for t in range(tiles)]
+    before = [sum(counts[:t]) for t in range(tiles)]
+    out = [v for v in values if v >= 5]
+    me = 3
+    f = Figure("chapter21-one-pass-compaction.svg", "Chapter 21: stream compaction in one pass",
+               "A kept element goes to the output position given by the number of kept elements before it. In one "
+               "pass each tile counts what it keeps and publishes that count as chapter 17's tiles publish sums; "
+               "while its look-back adds the counts of the tiles before it, the tile gathers its kept elements in "
+               "shared memory, then writes them after that carry in one coalesced run, and the last tile writes "
+               "the total. Each element is read once and each kept one written once.", 0,
+               f"drawn: 4 tiles of 4 elements, keeping those of 5 or more; the program keeps a hash of the value "
+               f"below --keep P%")
+    x0, pitch, w = 130, 36, 30
+    y = 84
+    legend(f, 20, y, [(SCAN_TINT, SCAN, "kept"), (SHADE, FAINT, "dropped"), (SCAN, SCAN, "P: kept up to here"),
+                      (PAPER, SCAN, "A: the tile's own count")])
+    y += 34
+
+    def tx(t):  # left edge of tile t's first element
+        return x0 + t * (per * pitch + 12)
+
+    for t in range(tiles):
+        f.text(tx(t) + (per * pitch - 6) / 2, y, f"tile {t}", size=12, anchor="middle",
+               fill=INK if t == me else MUTED, weight="bold" if t == me else None)
+    y += 8
+    for i, v in enumerate(values):
+        x = tx(i // per) + (i % per) * pitch
+        if kept[i]:
+            f.cell(x, y, w, 26, str(v), SCAN_TINT, SCAN, INK, weight="bold")
+        else:
+            f.cell(x, y, w, 26, str(v), SHADE, FAINT, MUTED)
+    row_label(f, y + 18, "input")
+    y += 58
+    sw = per * pitch - 6  # a status spans its tile
+    for t in range(tiles):
+        if t < 2:
+            f.cell(tx(t), y, sw, 26, f"P {before[t] + counts[t]}", SCAN, SCAN, PAPER, weight="bold", size=12)
+        else:
+            f.cell(tx(t), y, sw, 26, f"A {counts[t]}", PAPER, SCAN, INK, weight="bold", size=12)
+    f.rect(tx(me) - 3, y - 3, sw + 6, 32, "none", INK, width=2, rx=3)
+    f.rect(tx(1) - 5, y - 5, tx(2) + sw - tx(1) + 10, 36, "none", SCAN, width=2, rx=6)
+    f.text(tx(1) - 5, y - 10, "tile 3's look-back", size=12, fill=SCAN, weight="bold")
+    row_label(f, y + 18, "statuses", "64-bit words")
+    y += 52
+    carry = before[me]
+    f.text(x0, y, f"1. Tile 3 counts {counts[me]} kept and publishes A {counts[me]} at once.", size=12)
+    f.text(x0, y + 18, f"2. Its look-back adds back to the nearest P: P {before[2]} + A {counts[2]} = {carry}, "
+                       f"the kept elements before it.", size=12)
+    f.text(x0, y + 36, f"3. Meanwhile it gathers its kept elements in shared memory, in order: "
+                       f"{', '.join(str(v) for v, k in zip(values[me * per:], kept[me * per:]) if k)}.", size=12)
+    f.text(x0, y + 54, f"4. It writes them to out[{carry}], out[{carry + 1}], out[{carry + 2}] in one run, "
+                       f"publishes P {carry + counts[me]} and, being last, the count {len(out)}.", size=12)
+    y += 76
+    stage_x = tx(me)
+    mine = [v for v, k in zip(values[me * per:], kept[me * per:]) if k]
+    for j, v in enumerate(mine):
+        f.cell(stage_x + j * pitch, y, w, 26, str(v), SCAN_TINT, SCAN, INK, weight="bold")
+    f.text(stage_x - 8, y + 18, "in shared memory:", size=12, anchor="end", fill=MUTED)
+    row_label(f, y + 18, "tile 3 gathers")
+    y += 62
+    out_x = x0
+    owner = [t for t in range(tiles) for _ in range(counts[t])]
+    for j, v in enumerate(out):
+        if owner[j] == me:
+            f.cell(out_x + j * pitch, y, w, 26, str(v), SCAN, SCAN, PAPER, weight="bold")
+        else:
+            f.cell(out_x + j * pitch, y, w, 26, str(v), SCAN_TINT, SCAN, INK)
+    for j in range(len(out), 16):
+        f.cell(out_x + j * pitch, y, w, 26, "", PAPER, FAINT, dash="3 3")
+    for j in range(len(mine)):
+        f.arrow(stage_x + j * pitch + w / 2, y - 34, out_x + (carry + j) * pitch + w / 2, y - 2, "scan", 1.2)
+    for t in range(tiles):
+        if counts[t]:
+            bracket_under(f, out_x + before[t] * pitch, out_x + (before[t] + counts[t] - 1) * pitch + w, y + 32,
+                          f"tile {t}")
+    row_label(f, y + 18, "output", f"count {len(out)}")
+    y = f.lines(20, y + 80, [
+        "Three kernels do the same with a flag per element in memory: write the flags, scan them (chapter 17),",
+        "then read the input and the scanned flags again to scatter: 24 bytes per element besides the output,",
+        "against 4 in one pass. The look-back's counts are 32-bit, so one launch covers at most 2^31 elements;",
+        "a longer input takes several launches, each starting from the 64-bit total the one before it left."])
+    f.grow_to(y)
+    return f
+
+
 # Every figure, in chapter order: each function draws one SVG.
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
-           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20]
+           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20, chapter21]
 
 
 # ---- writing and checking ------------------------------------------------------------------

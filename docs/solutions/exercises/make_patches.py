@@ -43,6 +43,8 @@ CH11H = "chapters/11-cub-and-beyond/reduce_best.cuh"
 CH17 = "chapters/17-scan-device-wide/scan_device_wide.cu"
 CH17H = "chapters/17-scan-device-wide/single_pass.cuh"
 CH18 = "chapters/18-multi-gpu/multi_gpu.cu"
+CH21 = "chapters/21-stream-compaction/stream_compaction.cu"
+CH21H = "chapters/21-stream-compaction/compact_check.cuh"
 
 # Chapter 07, exercise 3: any block size (3a), then a warp sum over the lanes that exist and a
 # block sum that counts a partial last warp (3b, the answer the exercise asks the reader to write).
@@ -230,6 +232,96 @@ CH18_STEPS = """  // Exercise 3: scan each shard from zero, all-gather the shard
 
 # id -> (file, [(text, replacement, times)]). The ids follow the chapter pages' exercise
 # numbers; a letter tells two edits of one exercise apart.
+# Chapter 21, exercise 4: the split of a radix sort (the elements whose key bit is 0, then those
+# whose bit is 1, each in order) as two launches of the one pass, the second starting from the
+# first's count; CompactBench checks every run against std::stable_partition of its input.
+CH21_KEY_BIT = """/// The predicate of a radix sort's split (exercise 4): the key is mix32 of the value, and the
+/// elements whose key has bit `bit` equal to `value` are kept.
+struct KeyBit {
+  int bit = 0;         ///< the key's bit the split sorts by
+  unsigned value = 0;  ///< 0: keep the elements whose bit is 0; 1: those whose bit is 1
+  /// Whether x is kept.
+  WB_HD bool operator()(int32_t x) const { return ((mix32(uint32_t(x)) >> bit) & 1u) == value; }
+};
+
+/// The bit the split sorts by: the first pass of a least-significant-digit radix sort.
+constexpr int kSplitBit = 0;
+
+"""
+CH21_SPLIT = """/// The one pass with the split's predicate.
+using SplitKernel = void (*)(const int*, int64_t, int*, KeyBit, Segment, LookBackArgs);
+
+/// The one pass for the split, for K = `batch` (as compact_kernel()).
+SplitKernel split_kernel(int batch, int block) {
+  SplitKernel k = nullptr;
+  switch (batch) {
+    case 1: k = compact_one_pass<1, KeyBit>; break;
+    case 2: k = compact_one_pass<2, KeyBit>; break;
+    case 4: k = compact_one_pass<4, KeyBit>; break;
+    case 8: k = compact_one_pass<8, KeyBit>; break;
+    case 16: k = compact_one_pass<16, KeyBit>; break;
+    case 32: k = compact_one_pass<32, KeyBit>; break;
+    default:
+      std::fprintf(stderr, "internal error: no split for K = %d\\n", batch);
+      std::exit(3);
+  }
+  WB_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(stage_bytes(block, batch))));
+  return k;
+}
+
+/// The split of in[0, n) by the key's bit `bit`: the one pass keeping the zeros, which leaves
+/// their count in *zeros, then the one pass keeping the ones, whose first launch starts from
+/// *zeros instead of from nothing, so that the ones follow the zeros; its total, n, goes to
+/// *count. The second pass reuses `totals` once the first is done with them (one stream).
+void launch_split(SinglePass& single_pass, const ScanPolicy& policy, SplitKernel kernel, const int* in, int64_t n,
+                  int* out, int bit, unsigned long long* zeros, unsigned long long* count,
+                  unsigned long long* totals) {
+  const int64_t segments = segments_for(n);
+  for (unsigned value = 0; value < 2; ++value) {
+    for (int64_t s = 0; s < segments; ++s) {
+      const int64_t first = s * kSegment, len = std::min(kSegment, n - first);
+      Segment segment = segment_of(s, segments, totals, value == 0 ? zeros : count);
+      if (value == 1 && s == 0) segment.kept_before = zeros;
+      const int64_t tiles = tiles_for(len, policy.block, policy.batch);
+      const LookBackArgs a = single_pass.next_launch(policy, tiles);
+      kernel<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch), single_pass.stream()>>>(
+          in + first, len, out, KeyBit{bit, value}, segment, a);
+    }
+  }
+}
+
+"""
+CH21_SPLIT_ROW = """    if (opt.variant == "split") {
+      const ScanPolicy p = choose_policy_for(opt, dev, part, split_kernel);
+      const SplitKernel k = split_kernel(p.batch, p.block);
+      bench.expect_partition(KeyBit{kSplitBit, 0});
+      // The bytes a split must move: every element read once and written once, and the counts.
+      wb::Case c{"split_one_bit", s, p.block, p.batch, 8.0 * double(s) + 16.0,
+                 wb::blocks_per_sm(k, p.block, stage_bytes(p.block, p.batch))};
+      c.config = "bit=" + std::to_string(kSplitBit) + " " + p.describe();
+      bench.run(c, [&] {
+        launch_split(single_pass, p, k, in.d, s, out.d, kSplitBit, zeros.get(), count.get(), totals.get());
+      });
+    }
+"""
+CH21_EXPECT_PARTITION = """
+  /// The split exercise: from now on every run's output, all n elements, must be the stable
+  /// partition of its input by `zero` (the elements it holds true, then the others, each in their
+  /// order), and the count n.
+  template <class Zero>
+  void expect_partition(Zero zero) {
+    for (int parity = 0; parity < 2; ++parity) {
+      whole_[parity] = in_.host;
+      whole_[parity][0] = parity ? flipped_ : first_;
+      std::stable_partition(whole_[parity].begin(), whole_[parity].end(), zero);
+      whole_d_[parity] = wb::DeviceBuffer<int32_t>(whole_[parity].size(), "the expected split");
+      WB_CHECK(cudaMemcpy(whole_d_[parity].get(), whole_[parity].data(), whole_[parity].size() * 4,
+                          cudaMemcpyHostToDevice));
+    }
+    partition_ = true;
+  }
+"""
+
 EDITS = {
     "ch00-ex2a": (CH00, [("constexpr int kUnroll = 4;", "constexpr int kUnroll = 1;", 1)]),
     "ch00-ex2b": (CH00, [("constexpr int kUnroll = 4;", "constexpr int kUnroll = 8;", 1)]),
@@ -336,6 +428,33 @@ EDITS = {
                          "const bool one_wave = tiles_for(n, p.block, p.batch) <= 2 * int64_t(dev.sms) * per_sm;", 1)]),
     "ch18-ex3": (CH18, [("int main(int argc, char** argv) {\n", CH18_KERNELS, 1),
                         ("  const wb::Steps scan_all{shard_sum, all_gather, nullptr, seeded_scan};\n", CH18_STEPS, 1)]),
+    "ch21-ex4": (CH21, [("// [keep]\n\n/// Element i of the input", "// [keep]\n\n" + CH21_KEY_BIT + "/// Element i of the input", 1),
+                        ("template <int K>\n__global__ void __launch_bounds__(1024)\n"
+                         "    compact_one_pass(const int* in, int64_t n, int* out, KeepBelow keep, Segment segment, LookBackArgs a) {",
+                         "template <int K, class Keep = KeepBelow>\n__global__ void __launch_bounds__(1024)\n"
+                         "    compact_one_pass(const int* in, int64_t n, int* out, Keep keep, Segment segment, LookBackArgs a) {", 1),
+                        ("// [launchers]\n\n// [cub]", "// [launchers]\n\n" + CH21_SPLIT + "// [cub]", 1),
+                        ('{"sweep", {kCubRow, "compact_one_pass"}}};',
+                         '{"sweep", {kCubRow, "compact_one_pass"}},\n                   {"split", {"split_one_bit"}}};', 1),
+                        ('  wb::DeviceBuffer<unsigned long long> count(1, "the count");\n',
+                         '  wb::DeviceBuffer<unsigned long long> count(1, "the count");\n'
+                         '  wb::DeviceBuffer<unsigned long long> zeros(1, "the split\'s count of zeros");\n', 1),
+                        ("    }\n  }\n  stress_report(opt);", "    }\n" + CH21_SPLIT_ROW + "  }\n  stress_report(opt);", 1),
+                        (CH21H, "  void annotate_last(const std::string& text) {\n    if (!rows_.empty()) rows_.back().note = text;\n  }\n",
+                         "  void annotate_last(const std::string& text) {\n    if (!rows_.empty()) rows_.back().note = text;\n  }\n"
+                         + CH21_EXPECT_PARTITION, 1),
+                        (CH21H, "    const int64_t k = kept_in(c.n);\n", "    const int64_t k = partition_ ? c.n : kept_in(c.n);\n", 1),
+                        (CH21H, "    const Expected e = expected_for(k, parity_);\n",
+                         "    const Expected e = partition_ ? Expected{n, 0, false, 0} : expected_for(k, parity_);\n"
+                         "    const int32_t* want_d = partition_ ? whole_d_[parity_].get() : want_d_.get();\n"
+                         "    const int32_t* want_h = partition_ ? whole_[parity_].data() : want_.data();\n", 1),
+                        (CH21H, "(out_, n, want_d_.get(), e, result_.get());", "(out_, n, want_d, e, result_.get());", 1),
+                        (CH21H, "expected_at(want_.data(), e, index));", "expected_at(want_h, e, index));", 1),
+                        (CH21H, "  std::vector<std::pair<int64_t, int64_t>> prefix_counts_;  // (n, kept) of the shorter runs\n",
+                         "  std::vector<std::pair<int64_t, int64_t>> prefix_counts_;  // (n, kept) of the shorter runs\n"
+                         "  bool partition_ = false;                    // the split exercise: whole_ replaces want_\n"
+                         "  std::vector<int32_t> whole_[2];             // its expected output for each parity\n"
+                         "  wb::DeviceBuffer<int32_t> whole_d_[2];      // and their device copies\n", 1)]),
 }
 
 

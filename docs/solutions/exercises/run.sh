@@ -102,6 +102,9 @@ ch19-ex1|19|1|./chapter19 --n 2^26 --csv; ./chapter19 --n 2^26 --input mixed --s
 ch19-ex2|19|1|./chapter19 --emulate --n 2^24 --input mixed --spread 20; ./chapter19 --gpu-bits --n 2^24 --input mixed --spread 20
 ch19-ex3|19|1|./chapter19 --study --n 2^26
 ch19-ex4|19|1|for b in 256 128; do ./chapter19 --n 2^26 --variant tree --block $b --csv; ./chapter19 --n 2^26 --variant reproducible --block $b --csv; done
+ch21-ex1|21|1|for p in 0 1 10 50 90 100; do ./chapter21 --n 2^28 --keep $p --csv; done
+ch21-ex2|21|1|./chapter21 --variant sweep --n 2^26 --csv
+ch21-ex4|21|1|./chapter21.orig --variant one_pass --n 2^26 --csv; ./chapter21 --variant split --n 2^26 --csv
 EOF
 
 usage() {
