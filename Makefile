@@ -32,8 +32,8 @@ $(CHAPTERS): configure
 
 # make test: the host tests, the docs checks and a few small GPU cases per chapter (minutes).
 # make test-full: every test, adding the labels full (every size, the default N, each chapter's
-# own cases, the fallback build, the stress builds of chapters 17 and 21), big (past 2^31 and 2^32
-# elements), sanitizer and profile.
+# own cases, the fallback build, the stress builds of chapters 17, 20 and 21), big (past 2^31 and
+# 2^32 elements), sanitizer and profile.
 # GPU tests hold a lock, so they run one at a time beside the host tests.
 QUICK_EXCLUDE = full|big|sanitizer|profile
 test: all
