@@ -108,8 +108,13 @@ add_test(NAME stress_lookback
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress)
 set_tests_properties(stress_lookback PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
-# The same for chapter 21, whose one pass looks back over counts and whose three kernels scan their
-# flags with chapter 17's single pass.
+# The same for chapter 20's wide single pass (the affine maps' scan), which calls chapter 17's
+# stress hooks, and for chapter 21, whose one pass looks back over counts and whose three kernels
+# scan their flags with chapter 17's single pass.
+add_test(NAME stress_lookback_chapter20
+         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress20 20)
+set_tests_properties(stress_lookback_chapter20 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gpu TIMEOUT 1800)
 add_test(NAME stress_lookback_chapter21
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress21 21)
 set_tests_properties(stress_lookback_chapter21 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77

@@ -1,25 +1,36 @@
 #!/bin/sh
-# stress_check.sh SOURCE_DIR BUILD_DIR [CHAPTER] -- chapter 17's look-back with every path taken.
-# CHAPTER 21 checks chapter 21's instead: its one pass, whose look-back carries counts, and the
-# scan of its three kernels (chapter 17's single pass on the flags); the default is 17.
+# stress_check.sh SOURCE_DIR BUILD_DIR [CHAPTER] -- a look-back with every path taken.
+# CHAPTER is the chapter whose look-back is stressed (17 by default):
+#   17: chapter 17's single passes;
+#   20: chapter 20's wide single pass, the scan of the affine maps (--variant affine), which calls
+#       chapter 17's stress hooks;
+#   21: chapter 21's one pass, whose look-back carries counts, and the scan of its three kernels
+#       (chapter 17's single pass on the flags).
 # Builds the chapter with -DWB_STRESS=ON into BUILD_DIR for this machine's GPU: each tile's
 # publications are delayed by a seeded pseudo-random time and the program counts how often the
 # look-back waits, walks its window and chains aggregates (its "stress: ..." note). Then:
-#   1. each single-pass variant at several N (one tile, odd sizes, small tiles, thousands of
-#      tiles, an offset) must verify (exit 0) and count every path above zero (one tile: no
-#      wait, walk or chain at all, since tile 0 never looks back);
+#   1. each variant above at several N (one tile, odd sizes, small tiles, thousands of tiles, an
+#      offset) must verify (exit 0) and count every path above zero (one tile: no wait, walk or
+#      chain at all, since tile 0 never looks back);
 #   2. the same runs without the delays (WB_STRESS_MAX_DELAY_NS=0) must verify; their counts are
 #      printed beside, to show that the delays are what make the paths run;
-#   3. racecheck and synccheck on the stress build at a small N (157 tiles of 64 x 2) must be clean.
+#   3. racecheck and synccheck on the stress build at a small N in small tiles must be clean.
 # The count check is first shown to refuse lines that lack a path (its negative control).
-# Exit 0 when all pass, 1 otherwise, 77 without a GPU or without compute-sanitizer.
+# Exit 0 when all pass, 1 otherwise, 2 for a chapter without a look-back to stress, 77 without a
+# GPU or without compute-sanitizer.
 src=$(cd "${1:?source dir}" && pwd) || exit 1
 build=${2:?build dir}
 chapter=${3:-17}
+# Per chapter: the variants that look back; its smallest tiles (chapter 20 has no --batch: blocks
+# of 32 make its tiles 512 maps); the sanitizers' N, windows of 32 such tiles several times over
+# (17 and 21: 157 tiles of 64 x 2; 20: 129 tiles of 32 x 16).
 case $chapter in
-  17) variants="single_pass single_pass_no_memset single_pass_tuned" ;;
-  21) variants="one_pass three_kernels" ;;
-  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17 or 21)"; exit 2 ;;
+  17)
+    variants="single_pass single_pass_no_memset single_pass_tuned"
+    small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
+  20) variants="affine" small_tiles="--block 32" sanitized_n=65539 ;;
+  21) variants="one_pass three_kernels" small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
+  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20 or 21)"; exit 2 ;;
 esac
 
 # The value of the count `name` in a "stress: ..." line, or nothing when the line lacks it.
@@ -75,7 +86,7 @@ command -v timeout >/dev/null 2>&1 && limit="timeout 300"
 # name|arguments; one_tile must take no look-back path, every other case each of them.
 cases="one_tile|--n 777
 odd|--n 1000003 --offset 1
-small_tiles|--n 65539 --block 64 --batch 2
+small_tiles|--n 65539 $small_tiles
 offset|--n 3333333 --offset 3
 thousands_of_tiles|--n 33554467"
 
@@ -126,7 +137,7 @@ for tool in racecheck synccheck; do
     log=$build/$tool-$v.log
     # shellcheck disable=SC2086
     WB_STRESS_MAX_DELAY_NS=20000 $limit "$sanitizer" --tool $tool --error-exitcode 1 "$bin" --reps 1 --warmup 0 \
-      --n 20011 --block 64 --batch 2 --offset 1 --variant "$v" >"$log" 2>&1
+      --n $sanitized_n --offset 1 $small_tiles --variant "$v" >"$log" 2>&1
     rc=$?
     if [ $rc != 0 ]; then
       tail -20 "$log"

@@ -48,10 +48,5 @@ set_tests_properties(${target}_not_commutative_control ${target}_not_associative
                      LABELS "gpu;quick" SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "expect.sh: .* exited 77, expected"
                      RESOURCE_LOCK gpu TIMEOUT 600)
 
-# The wide look-back with every path taken: chapter 20 built with -DWB_STRESS=ON (chapter 17's
-# delays and counts, which its scan calls), the affine scan verified at several N with every path
-# counted (stress_check.sh beside this file).
-add_test(NAME ${target}_stress_lookback
-         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress20)
-set_tests_properties(${target}_stress_lookback PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
-                     RESOURCE_LOCK gpu TIMEOUT 1800)
+# The wide look-back with every path taken (chapter 20 built with -DWB_STRESS=ON) is the test
+# stress_lookback_chapter20, beside chapters 17's and 21's in tests/project_tests.cmake.
