@@ -43,6 +43,9 @@ CH11H = "chapters/11-cub-and-beyond/reduce_best.cuh"
 CH17 = "chapters/17-scan-device-wide/scan_device_wide.cu"
 CH17H = "chapters/17-scan-device-wide/single_pass.cuh"
 CH18 = "chapters/18-multi-gpu/multi_gpu.cu"
+CH20 = "chapters/20-any-operator/any_operator.cu"
+CH20M = "chapters/20-any-operator/monoids.cuh"
+CH20C = "chapters/20-any-operator/any_check.cuh"
 CH21 = "chapters/21-stream-compaction/stream_compaction.cu"
 CH21H = "chapters/21-stream-compaction/compact_check.cuh"
 
@@ -230,6 +233,52 @@ CH18_STEPS = """  // Exercise 3: scan each shard from zero, all-gather the shard
   const wb::Steps scan_all{scan_from_zero, all_gather, nullptr, add_the_carry};
 """
 
+# Chapter 20, exercise 4: int32 values summed into an int64 total, an instance of its own
+# (--variant sum_int32_to_int64: CUB's sum and both orders, each checked, and in --emulate).
+CH20_WIDE_SUM = """
+/// Exercise 4: int32 values summed into an int64 total, modulo 2^64. The input is half the bytes
+/// of SumInt64's; each element is widened to 64 bits as it is lifted.
+struct SumInt32ToInt64 {
+  using In = int32_t;  ///< the input's elements
+  using T = int64_t;   ///< what the reduction carries
+  static constexpr bool kAssociative = true;  ///< as SumInt64's
+  static constexpr bool kCommutative = true;  ///< likewise
+  /// 0: x + 0 = 0 + x = x.
+  WB_HD static T identity() { return 0; }
+  /// Element i widened to 64 bits.
+  WB_HD static T lift(In x, int64_t) { return x; }
+  /// earlier + later, modulo 2^64.
+  WB_HD static T combine(T earlier, T later) { return SumInt64::combine(earlier, later); }
+};
+"""
+CH20_WIDE_INPUT = """
+/// int32 values in [-2^28, 3 x 2^28), as SumInt64's: the total passes 2^32 within a few dozen
+/// elements, where an int32 total would wrap; the changed element 0 adds 2^30.
+template <>
+struct InputOf<SumInt32ToInt64> {
+  /// Element i.
+  static int32_t value(uint64_t seed, uint64_t i, int64_t) {
+    return int32_t(int64_t(instance_bits(seed, 0x20a5, i) >> 34) - (int64_t(1) << 28));
+  }
+  /// Element 0 on every other run.
+  static int32_t changed(int32_t x0, int64_t) { return x0 + (int32_t(1) << 30); }
+};
+"""
+CH20_WIDE_CUB = """
+/// cub::DeviceReduce::Sum of int32 into an int64: CUB adds in the output's type.
+template <>
+cudaError_t cub_call<SumInt32ToInt64>(void* temp, size_t& temp_bytes, const int32_t* in, int64_t* out, int64_t n) {
+  return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n);
+}
+"""
+CH20_WIDE_ROWS = """/// See rows_of().
+template <>
+InstanceRows rows_of<SumInt32ToInt64>() {
+  return {"sum_int32_to_int64", "cub_reduce_sum_int32_to_int64", nullptr, "reduce_best_sum_int32_to_int64",
+          "reduce_in_order_sum_int32_to_int64"};
+}
+"""
+
 # id -> (file, [(text, replacement, times)]). The ids follow the chapter pages' exercise
 # numbers; a letter tells two edits of one exercise apart.
 # Chapter 21, exercise 4: the split of a radix sort (the elements whose key bit is 0, then those
@@ -320,6 +369,105 @@ CH21_EXPECT_PARTITION = """
     }
     partition_ = true;
   }
+"""
+
+# Chapter 21, exercise 3: the flags kernel fused into the scan (--variant two_kernels, row
+# compact_two_kernels): chapter 17's single pass, its tile loading the input and scanning keep(x),
+# then the scatter as before.
+CH21_SCAN_KEPT = """/// Exercise 3: kernels 1 and 2 fused. Chapter 17's single pass (scan_one_tile) whose tile loads
+/// the input and scans keep(x), 1 or 0, instead of x: positions[i] is then the number of kept
+/// elements in in[0, i], and no flags are written or read again. Launch it as compact_one_pass.
+template <int K>
+__global__ void __launch_bounds__(1024)
+    compact_scan_kept(const int* in, int64_t n, KeepBelow keep, unsigned* positions, LookBackArgs a) {
+  extern __shared__ int stage_words[];
+  __shared__ unsigned warp_totals[kWarp];
+  __shared__ unsigned long long tile_number;
+  __shared__ unsigned tile_carry;
+  if (threadIdx.x == 0) tile_number = atomicAdd(a.counter, 1ull) - a.counter_base;
+  __syncthreads();
+  const int64_t tile = int64_t(tile_number);
+  const int tile_size = int(blockDim.x) * K;
+  const int count = tile_count(tile, tile_size, n);
+  const int64_t first = tile * tile_size;
+
+  // This thread's K consecutive elements, judged: the padding past `count` is never kept.
+  int values[K];
+  load_tile<K>(in + first, count, stage_words, values);
+  unsigned items[K];
+#pragma unroll
+  for (int i = 0; i < K; ++i) items[i] = (int(threadIdx.x) * K + i < count && keep(values[i])) ? 1u : 0u;
+  const unsigned thread_total = thread_scan<K>(items);
+
+  // The rest is scan_one_tile's: the tile's count published, the scan inside the tile, the carry.
+  const unsigned tile_total = block_sum(thread_total, warp_totals);
+  if (threadIdx.x == 0) {
+    stress_delay(a, tile, kAggregate);
+    publish(&a.statuses[tile], a.epoch, tile == 0 ? kPrefix : kAggregate, tile_total);
+  }
+  const unsigned within_tile = block_exclusive_prefix(thread_total, warp_totals);
+  if (threadIdx.x < kWarp) {
+    const unsigned carry = look_back(a, tile, tile_total, NoCarryIn());
+    if (threadIdx.x == 0) tile_carry = carry;
+  }
+  __syncthreads();
+  const unsigned before = tile_carry + within_tile;
+#pragma unroll
+  for (int i = 0; i < K; ++i) items[i] += before;
+  store_tile<K>(positions + first, count, reinterpret_cast<unsigned*>(stage_words), items);
+}
+
+"""
+CH21_TWO_KERNELS = """/// compact_scan_kept's instances.
+using ScanKeptKernel = void (*)(const int*, int64_t, KeepBelow, unsigned*, LookBackArgs);
+
+/// compact_scan_kept for K = `batch` (as compact_kernel()).
+ScanKeptKernel scan_kept_kernel(int batch, int block) {
+  ScanKeptKernel k = nullptr;
+  switch (batch) {
+    case 1: k = compact_scan_kept<1>; break;
+    case 2: k = compact_scan_kept<2>; break;
+    case 4: k = compact_scan_kept<4>; break;
+    case 8: k = compact_scan_kept<8>; break;
+    case 16: k = compact_scan_kept<16>; break;
+    case 32: k = compact_scan_kept<32>; break;
+    default:
+      std::fprintf(stderr, "internal error: no fused scan for K = %d\\n", batch);
+      std::exit(3);
+  }
+  WB_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(stage_bytes(block, batch))));
+  return k;
+}
+
+/// The two kernels over in[0, n), per segment: compact_scan_kept with `policy` (one block per
+/// tile, as the one pass), then the scatter (blocks of `block` threads) on its positions.
+void launch_two_kernels(SinglePass& single_pass, const ScanPolicy& policy, ScanKeptKernel scan, int block,
+                        const int* in, int64_t n, int* out, KeepBelow keep, unsigned* positions,
+                        unsigned long long* count, unsigned long long* totals) {
+  const int64_t segments = segments_for(n);
+  for (int64_t s = 0; s < segments; ++s) {
+    const int64_t first = s * kSegment, len = std::min(kSegment, n - first);
+    const int64_t tiles = tiles_for(len, policy.block, policy.batch);
+    const LookBackArgs a = single_pass.next_launch(policy, tiles);
+    scan<<<unsigned(tiles), policy.block, stage_bytes(policy.block, policy.batch), single_pass.stream()>>>(
+        in + first, len, keep, positions, a);
+    const unsigned grid = unsigned(wb::ceil_div<int64_t>(len, block));
+    compact_scatter<<<grid, block, 0, single_pass.stream()>>>(in + first, len, positions, keep, out,
+                                                              segment_of(s, segments, totals, count));
+  }
+}
+
+"""
+CH21_TWO_KERNELS_ROW = """    if (two) {
+      const ScanPolicy p = choose_policy_for(opt, dev, part, scan_kept_kernel);
+      const ScanKeptKernel k = scan_kept_kernel(p.batch, p.block);
+      wb::Case c{"compact_two_kernels", s, p.block, p.batch, 0,
+                 wb::blocks_per_sm(k, p.block, stage_bytes(p.block, p.batch))};
+      c.config = "scan " + p.describe();
+      bench.run(c, [&] {
+        launch_two_kernels(single_pass, p, k, opt.block, in.d, s, out.d, keep, flags.get(), count.get(), totals.get());
+      });
+    }
 """
 
 EDITS = {
@@ -428,6 +576,41 @@ EDITS = {
                          "const bool one_wave = tiles_for(n, p.block, p.batch) <= 2 * int64_t(dev.sms) * per_sm;", 1)]),
     "ch18-ex3": (CH18, [("int main(int argc, char** argv) {\n", CH18_KERNELS, 1),
                         ("  const wb::Steps scan_all{shard_sum, all_gather, nullptr, seeded_scan};\n", CH18_STEPS, 1)]),
+    "ch20-ex3": (CH20M, [("  /// The larger value; of equal values, the smaller index.\n",
+                          "  /// The larger value; of equal values, the larger index (exercise 3).\n", 1),
+                         ("(later.value == earlier.value && later.index < earlier.index)",
+                          "(later.value == earlier.value && later.index > earlier.index)", 1)]),
+    "ch20-ex4": (CH20, [(CH20M, "};\n// [sum_int64]\n", "};\n// [sum_int64]\n" + CH20_WIDE_SUM, 1),
+                        (CH20C, "(uint64_t(1) << 40)); }\n};\n", "(uint64_t(1) << 40)); }\n};\n" + CH20_WIDE_INPUT, 1),
+                        ("  return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n);\n}\n",
+                         "  return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n);\n}\n" + CH20_WIDE_CUB, 1),
+                        ('"reduce_in_order_sum_int64"};\n}\n', '"reduce_in_order_sum_int64"};\n}\n' + CH20_WIDE_ROWS, 1),
+                        ("{rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),\n"
+                         "                                rows_of<AffineCompose>()})",
+                         "{rows_of<SumInt64>(), rows_of<SumInt32ToInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(),\n"
+                         "                                rows_of<ArgMaxInt32>(), rows_of<AffineCompose>()})", 1),
+                        ('  one("sum_int64", f, values, SumInt64::kAssociative, SumInt64::kCommutative);\n',
+                         '  one("sum_int64", f, values, SumInt64::kAssociative, SumInt64::kCommutative);\n'
+                         "  f = algebra_of<SumInt32ToInt64>(opt, n, values);\n"
+                         '  one("sum_int32_to_int64", f, values, SumInt32ToInt64::kAssociative,\n'
+                         "      SumInt32ToInt64::kCommutative);\n", 1),
+                        ('run_instance<SumInt64>(bench, opt, dev, sizes, rows_of<SumInt64>());\n',
+                         'run_instance<SumInt64>(bench, opt, dev, sizes, rows_of<SumInt64>());\n'
+                         '  if (all || opt.variant == "sum_int32_to_int64")\n'
+                         "    run_instance<SumInt32ToInt64>(bench, opt, dev, sizes, rows_of<SumInt32ToInt64>());\n", 1)]),
+    "ch21-ex3": (CH21, [("// [three_kernels]\n\n/// The one pass's instances.",
+                         "// [three_kernels]\n\n" + CH21_SCAN_KEPT + "/// The one pass's instances.", 1),
+                        ("// [launchers]\n\n// [cub]", "// [launchers]\n\n" + CH21_TWO_KERNELS + "// [cub]", 1),
+                        ('                   {"three_kernels", {"compact_three_kernels"}},\n',
+                         '                   {"three_kernels", {"compact_three_kernels"}},\n'
+                         '                   {"two_kernels", {"compact_two_kernels"}},\n', 1),
+                        ('  const bool three = all || opt.variant == "three_kernels";\n',
+                         '  const bool three = all || opt.variant == "three_kernels";\n'
+                         '  const bool two = opt.variant == "two_kernels";  // its positions take the flags\' place\n', 1),
+                        ("  wb::fit_default_n(opt, dev, 8.0 + (three ? 4.0 : 0.0) + ",
+                         "  wb::fit_default_n(opt, dev,\n                    8.0 + (three || two ? 4.0 : 0.0) + ", 1),
+                        ('flags(three ? size_t(', 'flags(three || two ? size_t(', 1),
+                        ('    if (wanted("one_pass")) {\n', CH21_TWO_KERNELS_ROW + '    if (wanted("one_pass")) {\n', 1)]),
     "ch21-ex4": (CH21, [("// [keep]\n\n/// Element i of the input", "// [keep]\n\n" + CH21_KEY_BIT + "/// Element i of the input", 1),
                         ("template <int K>\n__global__ void __launch_bounds__(1024)\n"
                          "    compact_one_pass(const int* in, int64_t n, int* out, KeepBelow keep, Segment segment, LookBackArgs a) {",

@@ -6,9 +6,9 @@
 #   bash docs/solutions/exercises/run.sh --list | --check
 #
 # For each exercise of the table below (or those --only names: whole ids such as ch09-ex2, or
-# a chapter, ch09; or those of --part 1 to 6, each of which takes under 9 minutes on one H200
+# a chapter, ch09; or those of --part 1 to 7, each of which takes under 9 minutes on one H200
 # with 16 cores, where the whole table of parts 1 to 4 takes about 25: chapters 00-05, 06-10,
-# 11-14, 15-17, 18, which needs two GPUs, and 19): the repository is copied to a work folder, the exercise's patch (ID.patch
+# 11-14, 15-17, 18, which needs two GPUs, 19, and 20-21): the repository is copied to a work folder, the exercise's patch (ID.patch
 # beside this script), if it has one, is applied to its own copy, and the chapters the
 # command needs are built with CMake (-DCMAKE_CUDA_ARCHITECTURES=90 unless --arch says
 # otherwise). Every copy is built first, in parallel (--jobs, default: the machine's cores),
@@ -102,8 +102,14 @@ ch19-ex1|19|1|./chapter19 --n 2^26 --csv; ./chapter19 --n 2^26 --input mixed --s
 ch19-ex2|19|1|./chapter19 --emulate --n 2^24 --input mixed --spread 20; ./chapter19 --gpu-bits --n 2^24 --input mixed --spread 20
 ch19-ex3|19|1|./chapter19 --study --n 2^26
 ch19-ex4|19|1|for b in 256 128; do ./chapter19 --n 2^26 --variant tree --block $b --csv; ./chapter19 --n 2^26 --variant reproducible --block $b --csv; done
+ch20-ex1|20|1|./chapter20 --emulate
+ch20-ex2|20|1|for b in 256 128; do ./chapter20 --variant not_commutative --n 2^20 --block $b --csv; ./chapter20 --variant not_associative --n 2^20 --block $b --csv; done
+ch20-ex3|20|1|./chapter20.orig --variant argmax --csv; ./chapter20 --variant argmax --csv
+ch20-ex4|20|1|./chapter20 --variant max --n 2^30 --csv; ./chapter20 --variant sum_int32_to_int64 --n 2^30 --csv
+ch20-ex5|20|1|./chapter20 --variant sweep --csv
 ch21-ex1|21|1|for p in 0 1 10 50 90 100; do ./chapter21 --n 2^28 --keep $p --csv; done
 ch21-ex2|21|1|./chapter21 --variant sweep --n 2^26 --csv
+ch21-ex3|21|1|for p in 0 50 100; do ./chapter21 --variant three_kernels --n 2^28 --keep $p --csv; ./chapter21 --variant two_kernels --n 2^28 --keep $p --csv; done
 ch21-ex4|21|1|./chapter21.orig --variant one_pass --n 2^26 --csv; ./chapter21 --variant split --n 2^26 --csv
 EOF
 
@@ -124,7 +130,8 @@ while [ $# -gt 0 ]; do
         4) only=ch15,ch16,ch17 ;;
         5) only=ch18 ;;
         6) only=ch19 ;;
-        *) echo "run.sh: --part takes 1 to 6" >&2; exit 2 ;;
+        7) only=ch20,ch21 ;;
+        *) echo "run.sh: --part takes 1 to 7" >&2; exit 2 ;;
       esac
       shift 2 ;;
     --log) log=${2:-}; shift 2 || usage ;;
