@@ -357,6 +357,19 @@ WB_HD inline unsigned special_flags(uint32_t bits) {
   return (bits & 0x7fffffu) ? 1u : (bits >> 31) ? 4u : 2u;  // NaN, -inf, +inf
 }
 
+/// Add one 320-bit fixed-point integer to another.
+WB_HD inline void limbs_add(uint64_t limb[5], const uint64_t term[5]) {
+  uint64_t carry = 0;
+  for (int j = 0; j < 5; ++j) {
+    const uint64_t sum = limb[j] + term[j];
+    uint64_t out = sum < term[j];
+    const uint64_t total = sum + carry;
+    out |= total < carry;
+    limb[j] = total;
+    carry = out;
+  }
+}
+
 /// Add v * 2^shift (v signed, shift from 0 to 319) to a 320-bit two's-complement integer.
 WB_HD inline void limbs_add_shifted(uint64_t limb[5], long long v, int shift) {
   const uint64_t fill = v < 0 ? ~0ull : 0ull;
@@ -365,15 +378,7 @@ WB_HD inline void limbs_add_shifted(uint64_t limb[5], long long v, int shift) {
   for (int j = 0; j < 5; ++j) t[j] = j < k ? 0 : fill;
   t[k] = uint64_t(v) << r;
   if (k + 1 < 5) t[k + 1] = r ? uint64_t(v >> (64 - r)) : fill;  // arithmetic: the sign follows
-  uint64_t carry = 0;
-  for (int j = 0; j < 5; ++j) {
-    const uint64_t sum = limb[j] + t[j];
-    uint64_t out = sum < t[j];
-    const uint64_t total = sum + carry;
-    out |= total < carry;
-    limb[j] = total;
-    carry = out;
-  }
+  limbs_add(limb, t);
 }
 
 /// The bits of a double (host and device).
@@ -399,19 +404,6 @@ WB_HD inline void limbs_add_double(uint64_t limb[5], double d) {
   int shift = biased - 926;
   if (shift < 0) significand >>= -shift, shift = 0;
   limbs_add_shifted(limb, (b >> 63) ? -significand : significand, shift);
-}
-
-/// Add one 320-bit fixed-point integer to another.
-WB_HD inline void limbs_add(uint64_t limb[5], const uint64_t term[5]) {
-  uint64_t carry = 0;
-  for (int j = 0; j < 5; ++j) {
-    const uint64_t sum = limb[j] + term[j];
-    uint64_t out = sum < term[j];
-    const uint64_t total = sum + carry;
-    out |= total < carry;
-    limb[j] = total;
-    carry = out;
-  }
 }
 
 /// A 320-bit fixed-point integer (units of 2^-149) correctly rounded to float: nearest, ties
