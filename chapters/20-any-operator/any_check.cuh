@@ -136,14 +136,14 @@ void make_typed_input(TypedInput<M>& in, const wb::Options& opt, int64_t n) {
 
 /// The two results one kernel's runs are checked against: for the input as made (0) and with
 /// element 0 changed (1). A reduction has one value each; a scan has n, on the host (for the
-/// FAIL line) and on the device (where every run is compared).
+/// FAIL line) and on the device (where every run is compared), one or more.
 template <class M>
 struct Expected {
   using T = typename M::T;  ///< a result
   int64_t count = 1;        ///< outputs
-  T value[2] = {};          ///< count 1: the results
-  const T* host[2] = {};    ///< count > 1: the outputs
-  const T* device[2] = {};  ///< count > 1: their device copies
+  T value[2] = {};          ///< a reduction's results
+  const T* host[2] = {};    ///< a scan's outputs (null for a reduction)
+  const T* device[2] = {};  ///< their device copies
 };
 
 /// The reduction of in[0, s) for both versions of element 0. An associative operator lets the
@@ -318,7 +318,7 @@ class MonoidBench {
   template <class M>
   std::string check_run(const Expected<M>& want, const typename M::T* out, int parity) {
     using T = typename M::T;
-    if (want.count == 1) {
+    if (want.host[parity] == nullptr) {  // a reduction
       T got;
       WB_CHECK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
       return same(got, want.value[parity]) ? "" : "got " + text(got) + ", want " + text(want.value[parity]);

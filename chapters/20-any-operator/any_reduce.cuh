@@ -297,13 +297,24 @@ size_t in_order_stage_bytes(int block) {
 
 /// Chapter 16's load for one warp: lane l gets the run's elements [l K, l K + K) in `items`,
 /// zeros past `count`. The warp reads 32 consecutive elements per load into `part` (rows of
-/// 33: conflict-free both ways), then each lane takes its K from there.
+/// 33: conflict-free both ways), then each lane takes its K from there. All K loads go into
+/// registers before the first store to shared memory, and a full run (every run but the input's
+/// last) loads without a test per element: a store right after each load, or a test per load,
+/// makes the compiler wait for each load before it issues the next.
 template <int K, class In>
 __device__ void load_run(const In* run, int count, In* part, In (&items)[K]) {
   const int lane = threadIdx.x % kWarp;
+  In loaded[K];
+  if (count == K * kWarp) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) loaded[j] = run[j * kWarp + lane];
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) loaded[j] = j * kWarp + lane < count ? run[j * kWarp + lane] : In{};
+  }
   __syncwarp();  // the previous run's reads of `part` are done
 #pragma unroll
-  for (int j = 0; j < K; ++j) part[j * (kWarp + 1) + lane] = j * kWarp + lane < count ? run[j * kWarp + lane] : In{};
+  for (int j = 0; j < K; ++j) part[j * (kWarp + 1) + lane] = loaded[j];
   __syncwarp();
   const In* const mine = part + lane * K + lane * K / kWarp;
 #pragma unroll

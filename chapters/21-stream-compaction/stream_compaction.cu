@@ -107,15 +107,21 @@ __global__ void __launch_bounds__(1024)
   const int first = warp * kWarp * K + lane;  // this lane's element in row 0 of its warp
   const int* const src = in + tile * tile_size;
 
-  // 1. Load and judge: bit j of `kept` says whether element j of this lane is kept.
+  // 1. Load, then judge: bit j of `kept` says whether element j of this lane is kept. A full
+  //    tile (every tile but the last) loads without a test, so that all K loads are in flight
+  //    before any value is used; a test per load, or judging each value as it arrives, makes
+  //    the compiler wait for each load before it issues the next (see the page).
   int items[K];
+  if (count == tile_size) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) items[j] = src[first + j * kWarp];
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) items[j] = first + j * kWarp < count ? src[first + j * kWarp] : 0;
+  }
   unsigned kept = 0;
 #pragma unroll
-  for (int j = 0; j < K; ++j) {
-    const bool inside = first + j * kWarp < count;
-    items[j] = inside ? src[first + j * kWarp] : 0;
-    if (inside && keep(items[j])) kept |= 1u << j;
-  }
+  for (int j = 0; j < K; ++j) kept |= unsigned((first + j * kWarp < count) & keep(items[j])) << j;
   const unsigned thread_kept = __popc(kept);
 
   // 2. The tile's count first, since the tiles after this one are waiting for it.
