@@ -209,6 +209,17 @@ expect_grep '^chapter02: FAILED \(a result was wrong\), 3 row\(s\)' "$work/run-f
 expect_grep 'chapter02 a result was wrong \(notes: .*/build/summary/chapter02.log\)' "$work/run-fail.out" "run: the failure list names the log"
 expect_count 3 ',FAIL,[0-9]*,[^,]*,main,' "$G/docs/results/h200.csv" "run: the failed chapter's rows are kept"
 
+# --chapters: a run of its own, chapter 00 and one other; its negative control names a chapter
+# the layout does not have.
+(cd "$G" && bash scripts/summary.sh run 2^20 --chapters "00 09" --out "$work/only") >"$work/run-only.out" 2>&1
+expect_status 0 $? "summary.sh run --chapters"
+expect_count 2 '^chapter[0-9]*: ' "$work/run-only.out" "run --chapters: two chapters run"
+expect_count 0 '^(0[1-8]|11),' "$work/only/h200.csv" "run --chapters: no row of another chapter"
+expect_grep '^09,' "$work/only/h200.csv" "run --chapters: chapter 09's rows"
+(cd "$G" && bash scripts/summary.sh run --chapters "00 12") >"$work/run-only-bad.out" 2>&1
+expect_status 2 $? "summary.sh run --chapters naming a missing chapter"
+expect_grep 'no chapter 12' "$work/run-only-bad.out" "run --chapters: names the missing chapter"
+
 (cd "$G" && FAKE_NOGPU=1 bash scripts/summary.sh run) >"$work/run-nogpu.out" 2>&1
 expect_status 77 $? "summary.sh run without a GPU"
 expect_grep 'no usable CUDA GPU on this machine' "$work/run-nogpu.out" "run: says there is no GPU"

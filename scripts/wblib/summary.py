@@ -63,7 +63,7 @@ from .common import ROOT, number, pow2, xml
 SCRIPT = "summary.sh"
 
 USAGE = """\
-usage: scripts/summary.sh run [N] [--bin-dir DIR] [--out DIR] [--logs DIR]
+usage: scripts/summary.sh run [N] [--chapters "NN ..."] [--bin-dir DIR] [--out DIR] [--logs DIR]
        scripts/summary.sh render [--chapter NN] [--date YYYY-MM-DD] CSV...
        scripts/summary.sh all [N] [--bin-dir DIR] [--out DIR] [--logs DIR] [--date YYYY-MM-DD]
 
@@ -71,6 +71,7 @@ usage: scripts/summary.sh run [N] [--bin-dir DIR] [--out DIR] [--logs DIR]
            plus --variant sweep where a chapter offers it; writes OUT/<gpu>.csv (OUT default
            docs/results) and keeps each chapter's notes in LOGS (default build/summary).
            Needs the GPU: exits 77 without one (1 when REQUIRE_GPU=1).
+           --chapters "NN ...": only those chapters (for a run of its own: "00 NN").
   render   from CSVs written by run: <gpu>.md, <gpu>.svg, <gpu>-chapterNN.svg and, for a
            chapter with a sweep across N, <gpu>-chapterNN-across-n.svg beside each CSV, and the
            marked blocks of README.md and chapters/NN-*/README.md. No GPU needed.
@@ -102,16 +103,19 @@ def say(message):
 def do_run(argv):
     """summary run: every chapter with --csv at N into OUT/<gpu>.csv. (status, CSV or None)."""
     n, out, logs, bin_dir = "2^30", os.path.join(ROOT, "docs", "results"), os.path.join(ROOT, "build", "summary"), None
+    only = None
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--bin-dir", "--out", "--logs"):
+        if a in ("--bin-dir", "--out", "--logs", "--chapters"):
             value = common.option_value(argv, i)
             i += 1
             if a == "--bin-dir":
                 bin_dir = value
             elif a == "--out":
                 out = value
+            elif a == "--chapters":
+                only = value.split()
             else:
                 logs = value
         elif a.startswith("-"):
@@ -124,6 +128,11 @@ def do_run(argv):
     if not ids:
         say(f"no chapters/NN-*/ directories under {ROOT}")
         return 1, None
+    if only is not None:
+        unknown = [c for c in only if c not in ids]
+        if unknown or not only:
+            raise common.Usage(f"--chapters: no chapter {' '.join(unknown) or '(none given)'} (chapters: {' '.join(ids)})")
+        ids = [c for c in ids if c in only]
     common.say_elsewhere()
     built = [b for b in (common.find_binary(c, bin_dir) for c in ids) if b]
     if not built:
