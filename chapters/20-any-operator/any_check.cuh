@@ -402,7 +402,7 @@ typename M::T best_order_on_host(const typename M::In* x, int64_t n, int64_t hea
   const Plan plan{blocks, chunks / blocks, chunks % blocks};
   const int64_t tile = int64_t(block) * kVectorsPerThread;
   auto add_vector = [&](T& acc, int64_t v) {
-    for (int64_t j = 0; j < per; ++j) acc = M::combine(acc, M::lift(x[head + v * per + j], head + v * per + j));
+    acc = M::combine(acc, fold_vector<M, int(per)>(x + head + v * per, head + v * per));
   };
   std::vector<T> totals;
   for (int64_t b = 0; b < blocks; ++b) {
