@@ -112,6 +112,10 @@ struct Spec {
   /// Rows of a chapter of sums that also write each element (chapter 19's scans: 8 bytes per
   /// element, judged against the copy ceiling); empty: every row follows `op`
   std::vector<std::string> copy_kernels;
+  /// Where a chapter calls CUB for several computations (chapter 20's instances): each workbook
+  /// row and the CUB row that computes the same, which the results compare it with; empty: every
+  /// row against the chapter's fastest CUB call
+  std::vector<std::pair<std::string, std::string>> cub_pairs;
   bool racy = false;         ///< whether the chapter has a --racy exercise
   /// Help for flags the chapter parses itself, before parse_or_exit (e.g. chapter 18's
   /// --gpus): lines shown by --help after the shared flags; empty: none.
@@ -448,6 +452,11 @@ inline Json info_json(const Spec& s, const Json& device) {
   if (!s.ceilings.copy.empty() || !s.ceilings.read.empty())
     info.set("ceilings", Json::object().set("copy", Json::texts(s.ceilings.copy)).set("read", Json::texts(s.ceilings.read)));
   if (!s.copy_kernels.empty()) info.set("copy_kernels", Json::texts(s.copy_kernels));
+  if (!s.cub_pairs.empty()) {
+    Json pairs = Json::object();
+    for (const auto& p : s.cub_pairs) pairs.set(p.first, Json::text(p.second));
+    info.set("cub_pairs", pairs);
+  }
   info.set("cub", cub_version ? Json::text(cub_version) : Json());
   info.set("device", device);
   return info;

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 KEYS = ["chapter", "slug", "idea", "part", "op", "bytes_per_element", "bytes", "flags", "block", "batch",
-        "variants", "default_kernels", "ceilings", "copy_kernels", "cub", "device"]
+        "variants", "default_kernels", "ceilings", "copy_kernels", "cub_pairs", "cub", "device"]
 PARTS = {"ceiling", "reduction", "scan", "multi-gpu"}
 BYTES = {"reduce": 4, "scan": 8}
 DEVICE_KEYS = ["ordinal", "name", "sm", "sms", "l2_bytes", "peak_gbps"]
@@ -64,14 +64,21 @@ def check_chapter(cid, slug, info_text, variants_text, source):
     problems = []
     if json.dumps(info, indent=2, ensure_ascii=False) + "\n" != info_text:
         problems.append("--info is not laid out as json.dumps(indent=2) lays it out")
-    # ceilings (chapter 00) and copy_kernels (chapter 19's scans) only where a chapter has them.
-    want_keys = [k for k in KEYS if k not in ("ceilings", "copy_kernels") or k in info]
+    # ceilings (chapter 00), copy_kernels (chapter 19's scans) and cub_pairs (chapter 20's
+    # instances) only where a chapter has them.
+    want_keys = [k for k in KEYS if k not in ("ceilings", "copy_kernels", "cub_pairs") or k in info]
     if list(info) != want_keys:
         problems.append(f"keys {list(info)}, expected {want_keys}")
     rows = {k for v in info.get("variants") or [] for k in v.get("kernels", [])} | set(info.get("default_kernels") or [])
     for k in info.get("copy_kernels", []):
         if k not in rows:
             problems.append(f"copy_kernels names {k}, which no variant reports")
+    # cub_pairs: a workbook row -> the CUB row it is compared with, both rows the chapter reports.
+    for ours, cub in (info.get("cub_pairs") or {}).items():
+        if ours not in rows or ours.startswith("cub"):
+            problems.append(f"cub_pairs pairs {ours}, which is no workbook row of a variant")
+        if cub not in rows or not cub.startswith("cub"):
+            problems.append(f"cub_pairs pairs {ours} with {cub}, which is no CUB row of a variant")
     if info["chapter"] != cid or info["slug"] != slug:
         problems.append(f"chapter/slug {info['chapter']}/{info['slug']}, expected {cid}/{slug}")
     if info["part"] not in PARTS:
@@ -160,6 +167,10 @@ def negative_controls(cid, slug, info_text, variants_text, source):
                       if f'"{first_row}"' not in l or l.strip().startswith("spec."))
             + f'\n  spec.kernels = {{"{first_row}"}};\n'),
     }
+    if "cub_pairs" in info:
+        first_pair = next(iter(info["cub_pairs"]))
+        controls["a pair with a row no variant reports"] = (
+            info_text.replace(f'"{first_pair}": "', f'"{first_pair}": "x', 1), variants_text, source)
     if source is None:
         del controls["a row name found only in the Spec"]
     missed = []

@@ -10,6 +10,8 @@ committed CSVs. In a temporary copy of the repository's tracked files, this re-r
   docs/results/*-gridNN.csv         (scripts/sweep.sh render: the grid study's page)
   docs/results/*-x*-chapter18.csv   (scripts/scaling.sh render: chapter 18's scaling block)
   docs/results/*-chapter19-study.csv (scripts/wb.py study render: chapter 19's study chart)
+  (docs/results/*-chapter21-selectivity.csv, chapter 21 at each --keep, is data its page quotes:
+  nothing renders it)
 with the date each committed output shows, and fails naming every file that changed: a page
 edited by hand inside its markers, or a renderer changed without re-rendering, is caught.
 Usage: python3 tests/results_check.py [--self-test]   (exit 0 up to date, 1 otherwise)
@@ -49,15 +51,20 @@ def renders(root):
     res = os.path.join(root, "docs", "results")
     out = []
     main = sorted(p for p in glob.glob(os.path.join(res, "*.csv")) if re.fullmatch(r"[a-z0-9-]+\.csv", os.path.basename(p))
-                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study)\.csv$", p))
+                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study|chapter\d\d-selectivity)\.csv$", p))
     # The H200 first: the pages show the first CSV open and fold the others.
     main.sort(key=lambda p: (os.path.basename(p) != "h200.csv", p))
     if main:
         out.append((["bash", "scripts/summary.sh", "render", "--date", shown_date(main[0][:-4] + ".md")] + main, None))
-    # A chapter measured in a run of its own (with chapter 00): only its page's blocks.
+    # A chapter measured in a run of its own (with chapter 00) on one GPU or several: only its
+    # page's blocks, from all its CSVs together, the H200's first (open, the others folded).
+    own = {}
     for csv in sorted(glob.glob(os.path.join(res, "*-run-chapter[0-9][0-9].csv"))):
-        out.append((["bash", "scripts/summary.sh", "render", "--chapter", csv[-6:-4], "--date",
-                     shown_date(csv[:-4] + ".md"), csv], None))
+        own.setdefault(csv[-6:-4], []).append(csv)
+    for cid, csvs in sorted(own.items()):
+        csvs.sort(key=lambda p: (not os.path.basename(p).startswith("h200-run-"), p))
+        out.append((["bash", "scripts/summary.sh", "render", "--chapter", cid, "--date",
+                     shown_date(csvs[0][:-4] + ".md")] + csvs, None))
     # Chapter 19's study: its chart beside it (no date shown).
     for csv in sorted(glob.glob(os.path.join(res, "*-chapter19-study.csv"))):
         out.append((["python3", "scripts/wb.py", "study", "render", csv], None))

@@ -168,6 +168,19 @@ std::vector<wb::VariantSpec> chapter_variants() {
   return v;
 }
 
+/// Each row and CUB's call that computes the same (its instance's): the results compare the two.
+/// The input's order of the affine maps reduces them, which CUB is not asked to here.
+std::vector<std::pair<std::string, std::string>> cub_pairs() {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const InstanceRows& r : {rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),
+                                rows_of<AffineCompose>()}) {
+    const char* const ours[] = {r.scan, r.scan ? nullptr : r.best, r.scan ? nullptr : r.in_order};
+    for (const char* name : ours)
+      if (name) pairs.emplace_back(name, r.cub);
+  }
+  return pairs;
+}
+
 /// The sizes to run: N alone, or for the sweep every power of two from 2^8 below N, then N.
 std::vector<int64_t> sizes_to_run(int64_t n, bool sweep) {
   std::vector<int64_t> sizes;
@@ -403,6 +416,7 @@ int main(int argc, char** argv) {
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, kMaxBlock};
   spec.variants = chapter_variants();
   spec.copy_kernels = {"cub_scan_affine", "scan_single_pass_affine"};
+  spec.cub_pairs = cub_pairs();
   spec.extra_flags = {"--emulate"};
   spec.extra_usage =
       "  --emulate     no GPU: test each operator's algebra (associative, identity, commutative) and\n"

@@ -337,16 +337,23 @@ class Sweep:
     """A chapter's across-N rows: per N the fastest CUB call (cub) and the fastest workbook
     kernel (ours); per (kernel, N) its fastest row (krow); the Ns sorted (ns); the workbook
     kernels in first-seen order (kernels); both, the number of Ns with a CUB call and ours;
-    cub_label, the CUB those calls ran."""
+    cub_label, the CUB those calls ran. `pairs` (chapters.json's cub_pairs: workbook kernel ->
+    CUB call of the same computation, for a chapter that calls CUB for several) makes each kernel
+    compared with its own CUB call (cub_at) and leaves out the kernels that have none."""
 
-    def __init__(self, rows):
+    def __init__(self, rows, pairs=None):
         self.cub, self.ours, self.krow, ns, self.kernels = {}, {}, {}, [], []
+        self.pairs, self.cub_rows = pairs or {}, {}
         for r in rows:
             if r.n not in ns:
                 ns.append(r.n)
             if is_cub(r.kn):
                 if r.n not in self.cub or r.med < self.cub[r.n].med:
                     self.cub[r.n] = r
+                if (r.kn, r.n) not in self.cub_rows or r.med < self.cub_rows[r.kn, r.n].med:
+                    self.cub_rows[r.kn, r.n] = r
+                continue
+            if self.pairs and r.kn not in self.pairs:
                 continue
             if r.n not in self.ours or r.med < self.ours[r.n].med:
                 self.ours[r.n] = r
@@ -355,9 +362,13 @@ class Sweep:
             if r.kn not in self.kernels:
                 self.kernels.append(r.kn)
         self.ns = sorted(ns)
-        self.both = sum(1 for x in self.ns if x in self.cub and x in self.ours)
+        self.both = sum(1 for x in self.ns if any(self.cub_at(k, x) and (k, x) in self.krow for k in self.kernels))
         self.names = ", ".join(f"`{k}`" for k in self.kernels)
         self.cub_label = cub_label(self.cub.values())  # the CUB of the calls the table shows
+
+    def cub_at(self, k, x):
+        """The CUB row kernel k is compared with at N = x: its own pair's, else the fastest call."""
+        return self.cub_rows.get((self.pairs[k], x)) if self.pairs else self.cub.get(x)
 
 
 class Results:
@@ -415,12 +426,27 @@ class Results:
         self.has_extra = {r.ch for r in rows if r.run != "main"}
         self.sweeps = {}
         for c in self.chs:
-            sweep = Sweep(r for r in rows if self.in_across(r, c))
+            sweep = Sweep((r for r in rows if self.in_across(r, c)), self.pairs(c))
             if sweep.both >= 2:
                 self.sweeps[c] = sweep
 
     def part(self, c):
         return self.facts.part(c)
+
+    def pairs(self, c):
+        """chapters.json's cub_pairs of chapter c: each workbook kernel and the CUB call of the
+        same computation, where the chapter calls CUB for several ({} elsewhere)."""
+        return self.facts.info.get(c, {}).get("cub_pairs") or {}
+
+    def cub_for(self, r):
+        """The verified CUB row that row r is compared with: in a chapter with cub_pairs, its
+        pair's at the same N and run (None without one); elsewhere the chapter's fastest CUB
+        call at main N."""
+        pairs = self.pairs(r.ch)
+        if not pairs:
+            return self.cub.get(r.ch)
+        name = pairs.get(r.kn)
+        return next((x for x in self.rows if x.ch == r.ch and x.kn == name and x.n == r.n and x.run == r.run and x.ok), None)
 
     def is_ceiling(self, c):
         return self.part(c) == "ceiling"
@@ -458,7 +484,7 @@ class Results:
         r = self.best[c]
         prev = self.best[self.prev[c]] if c in self.prev else None
         first = self.best[self.first[self.part(c)]]
-        cub = self.cub.get(c)
+        cub = self.cub_for(r)
         return Standing(r, prev, times(prev.med, r.med) if prev else "", first, times(first.med, r.med),
                         cub, times(cub.med, r.med) if cub else "", self.ceiling_of(r))
 
@@ -529,7 +555,23 @@ def all_table(res):
     return out
 
 
+def sweep_what(sweep):
+    """What a chapter's across-N table and chart compare, in one sentence."""
+    if sweep.pairs:
+        return (f"each workbook kernel against the call of {sweep.cub_label} that computes the same, at each N "
+                "(CUB's time over ours).")
+    return f"the fastest verified call of {sweep.cub_label} and the fastest verified workbook kernel ({sweep.names}) at each N."
+
+
 def sweep_table(sweep):
+    if sweep.pairs:  # one column per workbook kernel, each against its own CUB call
+        out = ["| N | " + " | ".join(sweep.kernels) + " |",
+               "| ---: |" + " ---: |" * len(sweep.kernels)]
+        for x in sweep.ns:
+            cells = [times(sweep.cub_at(k, x).med, sweep.krow[k, x].med) if sweep.cub_at(k, x) and (k, x) in sweep.krow
+                     else "-" for k in sweep.kernels]
+            out.append(f"| {pow2(x)} | " + " | ".join(cells) + " |")
+        return out
     out = ["| N | CUB ms | ours ms | CUB ms / ours ms |", "| ---: | ---: | ---: | ---: |"]
     for x in sweep.ns:
         a = sweep.cub[x].med if x in sweep.cub else 0
@@ -587,8 +629,9 @@ def chapter_block(res, c, date, pagerel, open_block=True):
         line = (f"| {r.kn if r.ok else r.kn + ' (FAIL)'} | {pow2(r.n)} | {dash0(r.blk)} | {dash0(r.bat)} | "
                 f"{fmt_ms(r.med)} | {f1(r.gb)} | {f1(r.pc)}% | {pct_of(r.gb, res.ceiling_of(r))} |")
         if with_cub:
-            vs = ("" if is_cub(r.kn) or not r.ok or r.n != res.main_n
-                  or res.ceiling_of(r) != res.ceiling_of(res.cub[c]) else times(res.cub[c].med, r.med))
+            cub = res.cub_for(r)
+            vs = ("" if is_cub(r.kn) or not r.ok or r.n != res.main_n or cub is None
+                  or res.ceiling_of(r) != res.ceiling_of(cub) else times(cub.med, r.med))
             line += f" {vs} |"
         out.append(line)
     out.append("")
@@ -629,8 +672,7 @@ def results_page(res, date, uprel, slugs):
     out += ["", "## Every kernel", ""] + all_table(res)
     for c, sweep in res.sweeps.items():
         out += ["", f"## Chapter {c}: CUB against the workbook across N", "",
-                f"From the sweep of {chapter_link(c, uprel, slugs)}: the fastest verified call of {sweep.cub_label} and the fastest "
-                f"verified workbook kernel ({sweep.names}) at each N.", "",
+                f"From the sweep of {chapter_link(c, uprel, slugs)}: {sweep_what(sweep)}", "",
                 f"![CUB's time over ours against N, chapter {c}]({base}-chapter{c}-across-n.svg)", ""]
         out += sweep_table(sweep)
     marked = ", ".join(f"[{c}]({base}-chapter{c}.svg)" for c in res.chs if res.has_mark(c))
@@ -683,10 +725,11 @@ def sweep_block(res, c, date, pagerel):
     """The across-N block of chapter c's page."""
     dev, sweep = xml(res.device), res.sweeps[c]
     out = [f"CUB against the workbook across N on the {dev}, measured on {date} with L2 flushed before each timed run:",
-           f"the fastest verified call of {sweep.cub_label} and the fastest verified workbook kernel ({sweep.names}) at each N.", "",
+           sweep_what(sweep), "",
            f"![CUB's time over ours against N on the {dev}]({pagerel}{res.base}-chapter{c}-across-n.svg)", ""]
     out += sweep_table(sweep)
-    out += ["", "Above 1 in the last column, and above the line marked \"tie\" in the chart, the workbook's kernel is faster."]
+    where = "in a column" if sweep.pairs else "in the last column"
+    out += ["", f"Above 1 {where}, and above the line marked \"tie\" in the chart, the workbook's kernel is faster."]
     return out
 
 
@@ -849,7 +892,8 @@ def across_chart(res, c, date):
 
     def points(k):
         """(N, ratio) of kernel k at each N that has a CUB call too."""
-        return [(x, sweep.cub[x].med / sweep.krow[k, x].med) for x in sweep.ns if (k, x) in sweep.krow and x in sweep.cub]
+        return [(x, sweep.cub_at(k, x).med / sweep.krow[k, x].med) for x in sweep.ns
+                if (k, x) in sweep.krow and sweep.cub_at(k, x)]
 
     every = [p for k in sweep.kernels for p in points(k)]
     if not every:
@@ -895,7 +939,8 @@ def across_chart(res, c, date):
         s.add(S.el("line", (("x1", S.whole(left)), ("y1", S.whole(y - 4)), ("x2", S.whole(left + 28)), ("y2", S.whole(y - 4)),
                             ("stroke", col), ("stroke-width", "2"), ("stroke-dasharray", dash))))
         s.add(marker(i, left + 14, y - 4, col, xml(k)))
-        s.add(legend_text(left + 36, y, f"fastest CUB call's time / time of {xml(k)}"))
+        against = f"time of {xml(sweep.pairs[k])}" if sweep.pairs else "fastest CUB call's time"
+        s.add(legend_text(left + 36, y, f"{against} / time of {xml(k)}"))
     return s
 
 
