@@ -153,13 +153,17 @@ std::vector<std::string> row_list(const InstanceRows& r) {
   return rows;
 }
 
+/// Every instance's rows, in the order the chapter runs them.
+std::vector<InstanceRows> instance_rows() {
+  return {rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),
+          rows_of<AffineCompose>()};
+}
+
 /// The chapter's variants: `all` (every instance), each instance, `sweep`, then the two
 /// negative controls.
 std::vector<wb::VariantSpec> chapter_variants() {
   std::vector<wb::VariantSpec> v;
-  for (const InstanceRows& r : {rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),
-                                rows_of<AffineCompose>()})
-    v.push_back({r.variant, row_list(r)});
+  for (const InstanceRows& r : instance_rows()) v.push_back({r.variant, row_list(r)});
   const wb::VariantSpec all = wb::every_variant(v);
   v.insert(v.begin(), all);
   v.push_back(wb::every_variant({all}, "sweep"));
@@ -172,8 +176,7 @@ std::vector<wb::VariantSpec> chapter_variants() {
 /// The input's order of the affine maps reduces them, which CUB is not asked to here.
 std::vector<std::pair<std::string, std::string>> cub_pairs() {
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const InstanceRows& r : {rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),
-                                rows_of<AffineCompose>()}) {
+  for (const InstanceRows& r : instance_rows()) {
     const char* const ours[] = {r.scan, r.scan ? nullptr : r.best, r.scan ? nullptr : r.in_order};
     for (const char* name : ours)
       if (name) pairs.emplace_back(name, r.cub);

@@ -585,10 +585,10 @@ EDITS = {
                         ("  return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n);\n}\n",
                          "  return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n);\n}\n" + CH20_WIDE_CUB, 1),
                         ('"reduce_in_order_sum_int64"};\n}\n', '"reduce_in_order_sum_int64"};\n}\n' + CH20_WIDE_ROWS, 1),
-                        ("{rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),\n"
-                         "                                rows_of<AffineCompose>()})",
-                         "{rows_of<SumInt64>(), rows_of<SumInt32ToInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(),\n"
-                         "                                rows_of<ArgMaxInt32>(), rows_of<AffineCompose>()})", 1),
+                        ("  return {rows_of<SumInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(), rows_of<ArgMaxInt32>(),\n"
+                         "          rows_of<AffineCompose>()};",
+                         "  return {rows_of<SumInt64>(), rows_of<SumInt32ToInt64>(), rows_of<MaxInt32>(), rows_of<MinInt32>(),\n"
+                         "          rows_of<ArgMaxInt32>(), rows_of<AffineCompose>()};", 1),
                         ('  one("sum_int64", f, values, SumInt64::kAssociative, SumInt64::kCommutative);\n',
                          '  one("sum_int64", f, values, SumInt64::kAssociative, SumInt64::kCommutative);\n'
                          "  f = algebra_of<SumInt32ToInt64>(opt, n, values);\n"
