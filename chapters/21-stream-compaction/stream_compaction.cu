@@ -7,7 +7,8 @@
 /// the exclusive scan of the flags (1: keep, 0: drop). Two ways to get it:
 /// - three kernels (PMPP's): one writes a flag per element, chapter 17's single pass scans the
 ///   flags, one scatters each kept element to its position. Every element is read twice and its
-///   flag written, read and written again: 24 bytes of traffic per element besides the output.
+///   flag written, read and written again, and a kept one's position read: 20 bytes of traffic
+///   per dropped element, 24 per kept one, besides the output.
 /// - one pass: each tile counts what it keeps and publishes the count as chapter 17's tiles
 ///   publish their sums; while the look-back adds the counts of the tiles before it, the tile
 ///   gathers its kept elements in shared memory, then writes them in one coalesced run. 4 bytes
