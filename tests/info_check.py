@@ -69,6 +69,9 @@ def check_chapter(cid, slug, info_text, variants_text, source):
     want_keys = [k for k in KEYS if k not in ("ceilings", "copy_kernels", "cub_pairs") or k in info]
     if list(info) != want_keys:
         problems.append(f"keys {list(info)}, expected {want_keys}")
+        missing = [k for k in want_keys if k not in info]
+        if missing:  # the checks below read them (a program built before a key was added)
+            return problems + [f"no {', '.join(missing)}: rebuild the program?"]
     rows = {k for v in info.get("variants") or [] for k in v.get("kernels", [])} | set(info.get("default_kernels") or [])
     for k in info.get("copy_kernels", []):
         if k not in rows:
@@ -161,6 +164,7 @@ def negative_controls(cid, slug, info_text, variants_text, source):
         "a CUB version that is no version": (re.sub(r'\n  "cub": [^\n]*,\n', '\n  "cub": "3.5",\n', info_text),
                                              variants_text, source),
         "a variant list that disagrees": (info_text, variants_text + "extra\n", source),
+        "an --info without its cub key": (re.sub(r'\n  "cub": [^\n]*,\n', '\n', info_text), variants_text, source),
         "a row name found only in the Spec": (
             info_text, variants_text,
             "\n".join(l for l in (source or "").splitlines()
