@@ -1802,9 +1802,10 @@ def chapter21():
     row_label(f, y + 18, "output", f"count {len(out)}")
     y = f.lines(20, y + 80, [
         "Three kernels do the same with a flag per element in memory: write the flags, scan them (chapter 17),",
-        "then read the input and the scanned flags again to scatter: 24 bytes per element besides the output,",
-        "against 4 in one pass. The look-back's counts are 32-bit, so one launch covers at most 2^31 elements;",
-        "a longer input takes several launches, each starting from the 64-bit total the one before it left."])
+        "then read the input and a kept element's scanned flag again to scatter: 20 bytes per element, 24 if kept,",
+        "besides the output, against 4 in one pass. The look-back's counts are 32-bit, so one launch covers at",
+        "most 2^31 elements; a longer input takes several launches, each starting from the 64-bit total the one",
+        "before it left."])
     f.grow_to(y)
     return f
 
