@@ -269,7 +269,7 @@ void run_scan_rows(MonoidBench& bench, const wb::Options& opt, const wb::Device&
     if (names.cub)
       cub = bench.run<M>({names.cub, s, 0, 0, bytes, 0, ""}, [&] { cub_scratch.call(in.d, out.get(), s); }, in,
                          out.get(), want);
-    const scan17::ScanPolicy p = choose_wide_policy<M>(opt.block_given ? opt.block : kWideScanBlock, dev, s);
+    const scan17::ScanPolicy p = choose_wide_policy<M>(opt.block_given ? opt.block : default_wide_block<M>(s), dev, s);
     const WideScanKernel<M> kernel = wide_scan_kernel<M>(p.batch, p.block);
     const wb::Row r = bench.run<M>(
         {names.scan, s, p.block, p.batch, bytes, wb::blocks_per_sm(kernel, p.block, wide_stage_bytes<M>(p.block, p.batch)),

@@ -15,10 +15,13 @@
 ///   atomic access. An 8-byte value and its flag do not fit in 64 bits, so each tile has two
 ///   value slots beside its status word (its aggregate and its inclusive prefix, each written
 ///   once per launch): a tile writes the slot, then the status with a release store; a reader
-///   polls the status with relaxed loads as chapter 17 does, and once it has seen a status of
-///   this launch, an acquire fence orders its read of the slot after that status. The page
-///   explains why this is enough and why one 16-byte store is not what the PTX memory model
-///   promises.
+///   polls the status with acquire loads, which order its read of the slot after the status
+///   that announced it. The page explains why this is enough and why one 16-byte store is not
+///   what the PTX memory model promises.
+/// - Those release stores cost the storing thread a wait that chapter 17's relaxed ones do not,
+///   so the kernel keeps them off the tile's path: the block's last warp looks back while warp
+///   0's first thread publishes the aggregate, and the inclusive prefix is published after the
+///   carry has been handed to the block, while the other warps store.
 #pragma once
 
 #include <cuda/atomic>
@@ -46,6 +49,13 @@ constexpr int kSmallScanBytes = 32;
 /// look-backs as chapter 17's 256 threads for the same bytes. Measured on the H200 at N = 2^30
 /// for the affine maps (median of 10): 2732 GB/s with blocks of 256, 2934 with 512 (CUB 2859).
 constexpr int kWideScanBlock = 512;
+
+/// Below this many tiles of kWideScanBlock x kScanBytes, and from scan17::kSmallInputTiles of
+/// them on, the scan halves its default block: with that few tiles only that many SMs stream,
+/// and twice the tiles put twice the SMs to work. Measured on the H200 for the affine maps
+/// (median of 30, beside CUB in the same run): at 2^17 9.06 us with 512 threads (16 tiles),
+/// 7.52 with 256; at 2^18 9.79 and 8.93; from 2^19 (64 tiles) on, 512 is as fast or faster.
+constexpr int64_t kWideMinTiles = 64;
 
 /// K of the scan's tiles for `In` with `bytes` of it per thread.
 template <class In>
@@ -81,10 +91,10 @@ __device__ T slot_value(unsigned long long bits) {
 }
 
 /// Publish a tile's value and flag: the value into its slot (aggregate or prefix), then the
-/// status word (flag and epoch) with a release store at device scope. Release: any thread that
-/// reads this status word and then performs an acquire (look_back_wide's fence) sees the slot's
-/// new value. Each slot is written once per launch, so a reader that found flag A can read the
-/// aggregate slot even after the tile has gone on to publish P.
+/// status word (flag and epoch) with a release store at device scope. Release: any thread whose
+/// acquire load (observe_wide) reads this status word sees the slot's new value after it. Each
+/// slot is written once per launch, so a reader that found flag A can read the aggregate slot
+/// even after the tile has gone on to publish P.
 template <class T>
 __device__ void publish_wide(const WideLookBackArgs& a, int64_t tile, unsigned flag, T value) {
   unsigned long long& slot = (flag == scan17::kPrefix ? a.prefixes : a.aggregates)[tile];
@@ -94,8 +104,13 @@ __device__ void publish_wide(const WideLookBackArgs& a, int64_t tile, unsigned f
   word.store(scan17::status_word(a.base.epoch, flag, 0), cuda::memory_order_release);
 }
 
-/// The value that status word `s` of `tile` announced. Call it after an acquire fence that
-/// follows the load that returned `s`.
+/// A tile's status word, read in one acquire load at device scope: the loads after it see what
+/// the tile wrote before its release store of this word (publish_wide).
+__device__ scan17::TileStatus observe_wide(scan17::TileStatus* status) {
+  return cuda::atomic_ref<scan17::TileStatus, cuda::thread_scope_device>(*status).load(cuda::memory_order_acquire);
+}
+
+/// The value that status word `s` of `tile` announced, where `s` came from observe_wide().
 template <class T>
 __device__ T read_published(const WideLookBackArgs& a, int64_t tile, scan17::TileStatus s) {
   unsigned long long& slot = (scan17::flag_of(s) == scan17::kPrefix ? a.prefixes : a.aggregates)[tile];
@@ -105,15 +120,15 @@ __device__ T read_published(const WideLookBackArgs& a, int64_t tile, scan17::Til
 // [wide_status]
 
 // [look_back]
-/// Chapter 17's decoupled look-back for any monoid, by the 32 lanes of warp 0 after the tile has
-/// published its aggregate: the combination of all tiles before this one, in their order; the
-/// tile's inclusive prefix is published. The walk is chapter 17's: lane 31 looks at the nearest
+/// Chapter 17's decoupled look-back for any monoid, by the 32 lanes of one warp: the combination
+/// of all tiles before this one, in their order (the caller publishes the tile's inclusive
+/// prefix). The walk is chapter 17's: lane 31 looks at the nearest
 /// predecessor, the warp waits until every tile from the nearest P on has published, and a
 /// window without a P is taken whole before the warp looks 32 tiles further back. Two changes:
 /// the window's values are combined in lane order, from the P (or the window's first tile)
 /// to the nearest, and a window walked later comes before everything found so far, on the left.
 template <class M>
-__device__ typename M::T look_back_wide(const WideLookBackArgs& a, int64_t tile, typename M::T aggregate) {
+__device__ typename M::T look_back_wide(const WideLookBackArgs& a, int64_t tile) {
   using T = typename M::T;
   using scan17::TileStatus;
   const int lane = threadIdx.x % kWarp;
@@ -127,7 +142,7 @@ __device__ typename M::T look_back_wide(const WideLookBackArgs& a, int64_t tile,
     TileStatus s = other < 0 ? scan17::status_word(a.base.epoch, scan17::kPrefix, 0) : 0;
     unsigned prefixes, waiting;
     do {
-      if (!scan17::is_current(s, a.base.epoch)) s = scan17::observe(&a.base.statuses[other]);
+      if (!scan17::is_current(s, a.base.epoch)) s = observe_wide(&a.base.statuses[other]);
       const bool ready = scan17::is_current(s, a.base.epoch);
       prefixes = __ballot_sync(kFullMask, ready && scan17::flag_of(s) == scan17::kPrefix);
       const unsigned needed = prefixes ? kFullMask << (kWarp - 1 - __clz(int(prefixes))) : kFullMask;
@@ -137,19 +152,14 @@ __device__ typename M::T look_back_wide(const WideLookBackArgs& a, int64_t tile,
         __nanosleep(a.base.poll_ns);
       }
     } while (waiting != 0);
-    // Each lane has seen its tile's status of this launch; the fence makes the slot that status
-    // announced visible to the loads after it (acquire, pairing with publish_wide's release).
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+    // Each lane has seen its tile's status of this launch in an acquire load: the slot that
+    // status announced is visible to the load below (pairing with publish_wide's release).
     const int from = prefixes ? kWarp - 1 - __clz(int(prefixes)) : 0;
     const T value = lane >= from && other >= 0 ? read_published<T>(a, other, s) : M::identity();
     exclusive = M::combine(warp_reduce_in_order<M>(value), exclusive);  // this window came earlier
     scan17::stress_count(scan17::kStressChained, prefixes ? kWarp - 1 - from : kWarp);
     if (prefixes != 0) break;
     scan17::stress_count(scan17::kStressWalks);
-  }
-  if (lane == 0) {
-    scan17::stress_delay(a.base, tile, scan17::kPrefix);
-    publish_wide(a, tile, scan17::kPrefix, M::combine(exclusive, aggregate));
   }
   return exclusive;
 }
@@ -209,12 +219,19 @@ __global__ void __launch_bounds__(1024)
   const T lanes_before = shuffle_up(lane_inclusive, 1);
   const T within = lane == 0 ? warps_before : M::combine(warps_before, lanes_before);
 
-  // 3. The carry from all earlier tiles, found by warp 0, handed to the block.
-  if (threadIdx.x < kWarp) {
-    const T carry = look_back_wide<M>(a, tile, tile_total);
-    if (threadIdx.x == 0) tile_carry = carry;
+  // 3. The carry from all earlier tiles, found by the last warp (warp 0's first thread may still
+  //    be waiting on its release store), handed to the block; then the tile's inclusive prefix
+  //    is published while the other warps store.
+  const bool looks_back = warp == warps - 1;
+  if (looks_back) {
+    const T carry = look_back_wide<M>(a, tile);
+    if (lane == 0) tile_carry = carry;
   }
   __syncthreads();
+  if (looks_back && lane == 0 && tile != 0) {
+    scan17::stress_delay(a.base, tile, scan17::kPrefix);
+    publish_wide(a, tile, scan17::kPrefix, M::combine(tile_carry, tile_total));
+  }
   const T before = M::combine(tile_carry, within);
 #pragma unroll
   for (int i = 0; i < K; ++i) items[i] = M::combine(before, items[i]);
@@ -252,6 +269,14 @@ WideScanKernel<M> wide_scan_kernel(int batch, int block) {
 }
 
 // [policy]
+/// Threads per tile when --block does not say: kWideScanBlock, or half of it where that would
+/// give from scan17::kSmallInputTiles to kWideMinTiles - 1 tiles of kScanBytes per thread.
+template <class M>
+int default_wide_block(int64_t n) {
+  const int64_t tiles = scan17::tiles_for(n, kWideScanBlock, scan_k<typename M::In>(kScanBytes));
+  return tiles >= scan17::kSmallInputTiles && tiles < kWideMinTiles ? kWideScanBlock / 2 : kWideScanBlock;
+}
+
 /// The policy of chapter 17's tuned single pass, for M's element: epochs instead of a memset;
 /// kScanBytes per thread, or kSmallScanBytes when that gives fewer than kSmallInputTiles tiles;
 /// eager delays when the grid fits in one wave of resident blocks, patient ones otherwise.
