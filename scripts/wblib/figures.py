@@ -1651,7 +1651,7 @@ def chapter20():
                "elements through shared memory, and lanes meet in lane order: m0 to m15. A sum, a maximum or "
                "an argmax gives the same result both ways; maps x to a x + b do not commute, and only the "
                "second order composes them right. The scan publishes an 8-byte value in a slot before its "
-               "flag, with a release store, and reads it after the flag and an acquire fence.", 0,
+               "flag, with a release store, and reads it after an acquire load of the flag.", 0,
                "drawn with 16 elements, 4 threads or lanes, vectors of 2; the program's are 256 threads, "
                "16-byte vectors, lanes of 64 bytes")
     x0, cw = 40, 44
@@ -1697,8 +1697,7 @@ def chapter20():
             size=12)
     f.rect(440, y, 340, 96, SHADE, FAINT, rx=6)
     f.text(452, y + 20, "a later tile looks back", weight="bold")
-    f.lines(452, y + 42, ["1. polls the flag word (relaxed loads)", "2. an acquire fence",
-                          "3. reads the slot the flag names"], size=12)
+    f.lines(452, y + 42, ["1. polls the flag word with", "acquire loads", "2. reads the slot the flag names"], size=12)
     f.arrow(342, y + 48, 438, y + 48, "scan", 1.4)
     f.text(390, y + 40, "synchronizes", size=12, anchor="middle", fill=SCAN)
     y += 110
@@ -1710,7 +1709,7 @@ def chapter20():
         "Chapter 17 packs a flag and a 4-byte value in one 64-bit word, written and read in one access. An",
         "8-byte value and its flag take more than 64 bits, and the PTX memory model makes a 16-byte access",
         "accesses to its halves in no set order; so the value goes first, the flag after it with release, and",
-        "a reader that saw the flag acquires before it reads the value. No slot is rewritten in a launch."])
+        "a reader reads the flag with acquire before it reads the value. No slot is rewritten in a launch."])
     f.grow_to(y)
     return f
 
