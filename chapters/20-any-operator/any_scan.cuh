@@ -122,9 +122,9 @@ __device__ T read_published(const WideLookBackArgs& a, int64_t tile, scan17::Til
 // [look_back]
 /// Chapter 17's decoupled look-back for any monoid, by the 32 lanes of one warp: the combination
 /// of all tiles before this one, in their order (the caller publishes the tile's inclusive
-/// prefix). The walk is chapter 17's: lane 31 looks at the nearest
-/// predecessor, the warp waits until every tile from the nearest P on has published, and a
-/// window without a P is taken whole before the warp looks 32 tiles further back. Two changes:
+/// prefix). The walk is chapter 17's: lane 31 looks at the nearest predecessor, the warp waits
+/// until every tile from the nearest P on has published, and a window without a P is taken
+/// whole before the warp looks 32 tiles further back. Two changes:
 /// the window's values are combined in lane order, from the P (or the window's first tile)
 /// to the nearest, and a window walked later comes before everything found so far, on the left.
 template <class M>
