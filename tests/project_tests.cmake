@@ -119,6 +119,12 @@ add_test(NAME stress_lookback_chapter21
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress21 21)
 set_tests_properties(stress_lookback_chapter21 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
+# Chapter 22's look-ahead scan publishes tile sums through chapter 17's stress hooks, and its
+# look-ahead warp counts its waits, its moves to the next 32 tiles and the sums it adds.
+add_test(NAME stress_lookback_chapter22
+         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress22 22)
+set_tests_properties(stress_lookback_chapter22 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gpu TIMEOUT 1800)
 
 # Every chapter page reads in one sitting (tests/page_check.py): at most 250 lines before the first
 # folded block (400 for chapters 17 and up), the chapter's figure before that fold, the diff and

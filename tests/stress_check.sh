@@ -5,7 +5,10 @@
 #   20: chapter 20's wide single pass, the scan of the affine maps (--variant affine), which calls
 #       chapter 17's stress hooks;
 #   21: chapter 21's one pass, whose look-back carries counts, and the scan of its three kernels
-#       (chapter 17's single pass on the flags).
+#       (chapter 17's single pass on the flags);
+#   22: chapter 22's look-ahead scan (--variant lookahead), whose look-ahead warp sums published
+#       tile sums: its "window walks" are moves on to the next 32 tiles, its waits rounds that
+#       found a tile sum not yet published.
 # Builds the chapter with -DWB_STRESS=ON into BUILD_DIR for this machine's GPU: each tile's
 # publications are delayed by a seeded pseudo-random time and the program counts how often the
 # look-back waits, walks its window and chains aggregates (its "stress: ..." note). Then:
@@ -22,15 +25,18 @@ src=$(cd "${1:?source dir}" && pwd) || exit 1
 build=${2:?build dir}
 chapter=${3:-17}
 # Per chapter: the variants that look back; its smallest tiles (chapter 20 has no --batch: blocks
-# of 32 make its tiles 512 maps); the sanitizers' N, windows of 32 such tiles several times over
-# (17 and 21: 157 tiles of 64 x 2; 20: 129 tiles of 32 x 16).
+# of 32 make its tiles 512 maps; chapter 22's tile is fixed at 8064 ints) and the N of the case
+# that runs them; the sanitizers' N, windows of 32 such tiles several times over (17 and 21: 157
+# tiles of 64 x 2; 20: 129 tiles of 32 x 16; 22: 38 tiles, more than one window).
+small_n=65539
 case $chapter in
   17)
     variants="single_pass single_pass_no_memset single_pass_tuned"
     small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
   20) variants="affine" small_tiles="--block 32" sanitized_n=65539 ;;
   21) variants="one_pass three_kernels" small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
-  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20 or 21)"; exit 2 ;;
+  22) variants="lookahead" small_tiles="" small_n=300007 sanitized_n=300007 ;;
+  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20, 21 or 22)"; exit 2 ;;
 esac
 
 # The value of the count `name` in a "stress: ..." line, or nothing when the line lacks it.
@@ -86,7 +92,7 @@ command -v timeout >/dev/null 2>&1 && limit="timeout 300"
 # name|arguments; one_tile must take no look-back path, every other case each of them.
 cases="one_tile|--n 777
 odd|--n 1000003 --offset 1
-small_tiles|--n 65539 $small_tiles
+small_tiles|--n $small_n $small_tiles
 offset|--n 3333333 --offset 3
 thousands_of_tiles|--n 33554467"
 
