@@ -1809,10 +1809,238 @@ def chapter21():
     return f
 
 
+# ---- chapter 22: a ring of bulk copies ------------------------------------------------------
+
+RING_STAGES = 4
+# Use k of the ring in the snapshot drawn: stored (k < 4), being stored (4), landed (5), landing (6, 7).
+RING_STATE = {4: "storing", 5: "full", 6: "landing", 7: "landing"}
+
+
+def ring_tile_cells(f, y, written):
+    """The block's tiles k = 0..7 in global memory: in[] (written False) or out[] (True), each
+    in the state of the snapshot."""
+    x0, pitch, w = 130, 82, 76
+    for k in range(8):
+        state = "done" if k < RING_STAGES else RING_STATE[k]
+        if written:
+            fill, stroke, ink = {"done": (SCAN, SCAN, PAPER), "storing": (SCAN_TINT, SCAN, INK)}.get(
+                state, (PAPER, FAINT, MUTED))
+        else:
+            fill, stroke, ink = (SHADE, FAINT, MUTED) if state == "done" else (PAPER, SCAN, INK)
+        f.cell(x0 + k * pitch, y, w, 26, f"k = {k}", fill, stroke, ink, size=12)
+    return [x0 + k * pitch + w / 2 for k in range(8)]
+
+
+def phase_row(f, y, name, cuts, x1, x2, last):
+    """One barrier's phases along the time line: segments between `cuts` (where a phase
+    completes), shaded by parity, each named by its phase number."""
+    row_label(f, y + 17, name)
+    edges = [x1] + cuts + [x2]
+    for p in range(len(edges) - 1):
+        fill = SCAN_TINT if p % 2 == 0 else SHADE
+        f.cell(edges[p], y, edges[p + 1] - edges[p], 24, f"phase {p} (parity {p % 2})" if p < last else "...",
+               fill, FAINT, INK, size=12)
+
+
+def chapter22():
+    f = Figure("chapter22-ring.svg", "Chapter 22: a ring of bulk copies between two lanes",
+               "One block per SM copies its tiles through a ring of 4 shared-memory stages. The loader lane waits "
+               "until a stage is empty, announces the bytes on the stage's full barrier and starts a bulk copy "
+               "from global memory; the copy engine counts the bytes down as they land. The store lane waits "
+               "until the stage is full, bulk-stores it to global memory, waits until the store has read it and "
+               "arrives on the stage's empty barrier, which lets the loader refill it. Use k of the ring takes "
+               "stage k mod 4 and waits for the phase of parity (k / 4) mod 2 on the full barrier; the loader "
+               "waits for the other parity on the empty barrier, so its first round passes at once.", 0,
+               "drawn with 4 stages and 8 tiles; the ring copy's default is 2 stages of 32,256 bytes on every SM")
+    y = 84
+    f.text(20, y, "This block's tiles (each number taken from a counter), in the order it uses the ring: "
+                  "k = 0, 1, 2, ...", size=12, fill=MUTED)
+    y += 12
+    row_label(f, y + 18, "in[]")
+    tops = ring_tile_cells(f, y, False)
+    y += 56
+    # The block: the loader lane, the four stages with their barriers, the store lane.
+    block_top = y
+    f.rect(20, block_top, 760, 136, PAPER, INK, rx=8, width=1.5)
+    f.text(32, block_top + 18, "one block (64 threads): lane 0 of warp 0 loads, lane 0 of warp 1 stores", size=12,
+           fill=MUTED)
+    f.cell(32, block_top + 40, 120, 56, "", PAPER, SCAN, rx=6, width=1.5)
+    f.text(92, block_top + 62, "loader", anchor="middle", weight="bold")
+    f.text(92, block_top + 80, "waits for k = 8", size=12, anchor="middle", fill=MUTED)
+    f.cell(648, block_top + 40, 120, 56, "", PAPER, SCAN, rx=6, width=1.5)
+    f.text(708, block_top + 62, "store lane", anchor="middle", weight="bold")
+    f.text(708, block_top + 80, "storing k = 4", size=12, anchor="middle", fill=MUTED)
+    sx0, spitch, sw = 190, 110, 98
+    centres = []
+    for s in range(RING_STAGES):
+        k = RING_STAGES + s
+        state = RING_STATE[k]
+        fill = {"storing": SCAN_TINT, "full": SCAN, "landing": PAPER}[state]
+        ink = PAPER if state == "full" else INK
+        x = sx0 + s * spitch
+        centres.append(x + sw / 2)
+        f.cell(x, block_top + 30, sw, 40, "", fill, SCAN, width=1.5, dash="5 3" if state == "landing" else None)
+        f.text(x + sw / 2, block_top + 46, f"stage {s}", size=12, anchor="middle", fill=ink, weight="bold")
+        f.text(x + sw / 2, block_top + 63, f"k = {k}: {state}", size=12, anchor="middle", fill=ink)
+        done_full = state in ("full", "storing")
+        f.cell(x, block_top + 78, sw, 20, f"full[{s}]", SCAN if done_full else PAPER, SCAN,
+               PAPER if done_full else MUTED, size=12)
+        f.cell(x, block_top + 102, sw, 20, f"empty[{s}]", PAPER, FAINT, MUTED, size=12)
+    # Bulk loads into the landing stages, the bulk store out of stage 0.
+    for s in (2, 3):
+        f.arrow(tops[RING_STAGES + s], y - 30, centres[s], block_top + 28, "scan", 1.3, dash="5 3")
+    f.text(tops[6] - 150, y - 12, "cp.async.bulk", size=12, anchor="end", fill=SCAN, mono=True)
+    f.arrow(152, block_top + 60, sx0 - 4, block_top + 50, "ink", 1.2)
+    f.arrow(sx0 + 3 * spitch + sw + 4, block_top + 50, 646, block_top + 60, "ink", 1.2)
+    y = block_top + 136 + 40
+    row_label(f, y + 18, "out[]")
+    bottoms = ring_tile_cells(f, y, True)
+    f.arrow(centres[0], block_top + 124, bottoms[4], y - 2, "scan", 1.3)
+    f.text(bottoms[4] + 10, y - 14, "bulk store of stage 0", size=12, fill=SCAN)
+    y = f.lines(20, y + 50, [
+        "Filled: the phase has completed. full[s]: the loader arrived expecting the stage's bytes and all have "
+        "landed.",
+        "empty[s]: the store lane has read the stage. The loader now waits on empty[0] for the store of k = 4."],
+        size=12, fill=MUTED)
+    y += 16
+    # One stage's barriers over time.
+    f.text(20, y, "Stage 0 over uses k = 0, 4, 8: each barrier's phases, and the parity each wait asks for",
+           size=14, weight="bold", fill=SCAN)
+    y += 16
+    x1, x2 = 140, 780
+    land = [250, 430, 610]   # full[0] completes: the bytes of k = 0, 4, 8 have landed
+    read = [320, 500, 680]   # empty[0] completes: the store lane has read the stage
+    issue = [150, 320, 500]  # the loader passes its wait and starts the copy
+    y_loader = y + 20
+    row_label(f, y_loader + 4, "loader")
+    for k, x in zip((0, 4, 8), issue):
+        f.add(el("circle", (("cx", num(x)), ("cy", num(y_loader)), ("r", "4"), ("fill", SCAN))))
+        parity = ((k // RING_STAGES) & 1) ^ 1
+        f.text(x + 8, y_loader - 4, f"k = {k}: empty[0] parity {parity}", size=12)
+        f.text(x + 8, y_loader + 12, "fresh: passes" if k == 0 else "expect 32 KB, copy", size=12, fill=MUTED)
+    y_full = y_loader + 28
+    phase_row(f, y_full, "full[0]", land, x1, x2, 3)
+    y_empty = y_full + 34
+    phase_row(f, y_empty, "empty[0]", read, x1, x2, 3)
+    y_store = y_empty + 48
+    row_label(f, y_store + 4, "store lane")
+    for i, (k, x) in enumerate(zip((0, 4, 8), land)):
+        f.add(el("circle", (("cx", num(x)), ("cy", num(y_store)), ("r", "4"), ("fill", SCAN))))
+        f.text(x + 8, y_store + 4, f"parity {(k // RING_STAGES) & 1}", size=12)
+        f.line(x, y_full + 24, x, y_store - 4, SCAN, 1, "3 3")
+        f.line(read[i], y_empty + 24, read[i], y_store + 14, MUTED, 1, "3 3")
+        f.text(read[i] - 4, y_store + 26, "read, arrive", size=12, anchor="middle", fill=MUTED)
+        if i < 2:
+            f.line(read[i], y_empty, read[i], y_loader + 4, MUTED, 1, "3 3")
+    y = f.lines(20, y_store + 58, [
+        "A wait for parity p passes once the barrier's phase of parity p has completed, that is while its current",
+        "phase has the other parity. A fresh barrier is in phase 0, so a wait for parity 1 passes at once: every",
+        "stage starts empty. One arrival completes a phase here (the loader's, which also expects the bytes, or",
+        "the store lane's); a missing one hangs the ring, and -DWB_RING_TRAP=ON turns that hang into an error.",
+        "The ints before the first 128-byte boundary and the last 0 to 3 are copied by plain loads and stores."],
+        size=12)
+    f.grow_to(y)
+    return f
+
+# Roles of the look-ahead scan: (name, warps, what it does), drawn left to right.
+LOOKAHEAD_ROLES = [("loader warp", "warp 0", ["takes tile numbers,", "bulk-copies tiles in"]),
+                   ("look-ahead warp", "warp 1", ["adds published tile", "sums into carries"]),
+                   ("reduce squad", "warps 2-5", ["sums a landed tile,", "publishes the sum"]),
+                   ("scan squad", "warps 6-9", ["scans, adds the carry,", "bulk-stores the tile"])]
+# A stage's barriers in the order a tile passes them: (name, who arrives, who waits for it).
+LOOKAHEAD_BARRIERS = [("numbered", "loader: tile number", "look-ahead warp"),
+                      ("full", "copy engine: bytes", "both squads"),
+                      ("reduced", "reduce squad: sum", "scan squad"),
+                      ("carried", "look-ahead: carry", "scan squad"),
+                      ("empty", "scan squad: stored", "loader warp")]
+# The snapshot of the statuses drawn: tile -> owner ("mine" for this block) and whether its sum is out.
+LOOKAHEAD_TILES = {3: ("mine", True), 4: ("other", True), 5: ("other", True), 6: ("other", False),
+                   7: ("other", True), 8: ("other", True), 9: ("mine", None)}
+
+
+def chapter22_lookahead():
+    f = Figure("chapter22-lookahead.svg", "Chapter 22: the look-ahead scan, one block per SM in four roles",
+               "One persistent block per SM runs four roles on a ring of shared-memory stages. The loader warp takes "
+               "each tile's number from a counter and bulk-copies the tile into an empty stage. The reduce squad "
+               "sums the landed tile and publishes that sum alone; the look-ahead warp, which started as soon as "
+               "the tile had a number, adds the published sums of the tiles since the block's previous tile to "
+               "that tile's carry; the scan squad scans the tile, adds the carry and bulk-stores it, and the stage "
+               "is empty again. Each stage has five barriers, one per hand-over: numbered, full, reduced, carried, "
+               "empty. No tile publishes a prefix, so a carry waits only for tile sums, each of which needs only "
+               "its own tile to have landed: there is no chain of carries, and the loader keeps the ring full "
+               "meanwhile.", 0, "the scan's default: 6 stages of one 8064-int tile each; 320 threads per block")
+    y = 70
+    # The roles.
+    x0, w, gap = 20, 182, 10
+    for i, (name, warps, what) in enumerate(LOOKAHEAD_ROLES):
+        x = x0 + i * (w + gap)
+        f.cell(x, y, w, 74, "", SCAN_TINT if i else PAPER, SCAN, rx=6, width=1.5)
+        f.text(x + w / 2, y + 19, name, anchor="middle", weight="bold")
+        f.text(x + w / 2, y + 35, warps, size=12, anchor="middle", fill=MUTED)
+        f.lines(x + w / 2, y + 53, what, size=12, step=15, anchor="middle")
+    y += 112
+    # One use of a stage: the five barriers.
+    f.text(20, y, "One tile in stage s: five barriers, one for each hand-over, in this order", size=14,
+           weight="bold", fill=SCAN)
+    y += 40
+    bx0, bw, bpitch = 20, 130, 157
+    for i, (name, arrives, waits) in enumerate(LOOKAHEAD_BARRIERS):
+        x = bx0 + i * bpitch
+        f.text(x + bw / 2, y - 8, arrives, size=12, anchor="middle", fill=MUTED)
+        f.cell(x, y, bw, 30, f"{name}[s]", SCAN if name != "empty" else PAPER, SCAN,
+               PAPER if name != "empty" else INK, weight="bold", mono=True)
+        f.text(x + bw / 2, y + 48, "then: " + waits, size=12, anchor="middle")
+        if i + 1 < len(LOOKAHEAD_BARRIERS):
+            f.arrow(x + bw + 2, y + 15, x + bpitch - 3, y + 15, "scan", 1.3)
+    f.curve(bx0 + 4 * bpitch + bw / 2, y + 58, bx0 + bw / 2, y + 58, 30, "muted", 1.2, dash="5 3")
+    f.text(400, y + 92, "the loader refills the stage with the block's next tile", size=12, anchor="middle",
+           fill=MUTED)
+    y += 132
+    # The look-ahead over the published sums.
+    f.text(20, y, "The carry of this block's tile 9, while tile 9 is still landing", size=14, weight="bold",
+           fill=SCAN)
+    y += 36
+    tx0, tpitch, tw = 130, 64, 58
+    row_label(f, y + 19, "tiles", "statuses")
+    for t in range(10):
+        x = tx0 + t * tpitch
+        owner, out = LOOKAHEAD_TILES.get(t, ("done", True))
+        if owner == "done":
+            f.cell(x, y, tw, 30, f"sum {t}", SHADE, FAINT, MUTED, size=12)
+        elif owner == "mine" and out is None:
+            f.cell(x, y, tw, 30, "landing", PAPER, SCAN, SCAN, size=12, dash="5 3", weight="bold")
+        elif not out:
+            f.cell(x, y, tw, 30, "not yet", PAPER, ALERT, ALERT, size=12, dash="4 3")
+        else:
+            f.cell(x, y, tw, 30, f"sum {t}", SCAN if owner == "mine" else SCAN_TINT, SCAN,
+                   PAPER if owner == "mine" else INK, size=12, weight="bold")
+    # Brackets: carry(3) kept in a register; the sums 3..8 it adds.
+    left, right = tx0 - 4, tx0 + 3 * tpitch - 6
+    f.rect(left, y - 6, right - left, 42, "none", MUTED, width=1.5, rx=6, dash="4 3")
+    f.text(left, y - 12, "carry of tile 3: kept from the last tile", size=12, fill=MUTED)
+    l2, r2 = tx0 + 3 * tpitch - 4, tx0 + 8 * tpitch + tw + 4
+    f.line(l2, y + 42, l2, y + 50, SCAN, 2)
+    f.line(l2, y + 50, r2, y + 50, SCAN, 2)
+    f.line(r2, y + 42, r2, y + 50, SCAN, 2)
+    f.text((l2 + r2) / 2, y + 68, "+ the sums of tiles 3 to 8, published alone: waits only for tile 6 to land",
+           size=12, anchor="middle", fill=SCAN, weight="bold")
+    f.text(tx0 + 3 * tpitch + tw / 2, y + 84, "this block", size=12, anchor="middle", fill=SCAN)
+    f.text(tx0 + 9 * tpitch + tw / 2, y + 84, "this block", size=12, anchor="middle", fill=SCAN)
+    y = f.lines(20, y + 116, [
+        "carry(9) = carry(3) + sum(3) + sum(4) + ... + sum(8). Tiles 4 to 8 went to other blocks' loaders, which took",
+        "their numbers from the same counter before tile 9's. Chapter 17's tiles publish a prefix, and a tile whose",
+        "neighbours have only sums out waits for one that has a prefix: a chain through every tile. Here no tile",
+        "publishes a prefix, so tile 6's sum is the last thing tile 9 can wait for, and the ring keeps loading."],
+        size=12)
+    f.grow_to(y)
+    return f
+
+
 # Every figure, in chapter order: each function draws one SVG.
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
-           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20, chapter21]
+           chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20, chapter21, chapter22,
+           chapter22_lookahead]
 
 
 # ---- writing and checking ------------------------------------------------------------------
