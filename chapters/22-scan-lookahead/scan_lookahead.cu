@@ -453,17 +453,31 @@ constexpr int64_t kHandOverTilesPerSm = 4;
 constexpr int kLookItems = 4;
 // [scan_shape]
 
-/// Tiles of kTileInts covering n ints.
-__host__ __device__ inline int64_t scan_tiles_for(int64_t n) { return (n + kTileInts - 1) / kTileInts; }
-
 // [tile_cut]
-/// How one tile lies in memory. Tiles start every kTileInts ints from the array's start, so at
-/// --offset E each one starts 4E mod 16 bytes past a 16-byte boundary (input and output alike).
-/// Bulk copies take the tile's aligned middle; its head (ints before the first 16-byte boundary,
-/// 0 to 3) and tail (after the last whole 16 bytes, 0 to 3) go by plain loads and stores.
+/// Ints before the first 128-byte boundary at `in` (0 to 31, at most n). Where there are any,
+/// they form a short tile 0 of their own, so that every other tile starts on a 128-byte line
+/// and its bulk copies move whole lines (input and output alike: they share their alignment).
+__host__ __device__ inline int64_t scan_head(const int* in, int64_t n) {
+  const int64_t past = int64_t(reinterpret_cast<uintptr_t>(in) % uintptr_t(kBulkAlign));
+  const int64_t head = (kBulkAlign - past) % kBulkAlign / 4;
+  return head < n ? head : n;
+}
+
+/// Tiles of the scan of the n ints at `in`: the short tile 0 of the head, if any, then tiles of
+/// kTileInts (the last one partial).
+__host__ __device__ inline int64_t scan_tiles_for(const int* in, int64_t n) {
+  const int64_t head = scan_head(in, n);
+  return (head > 0 ? 1 : 0) + (n - head + kTileInts - 1) / kTileInts;
+}
+
+/// How one tile lies in memory. Every tile but the head's starts on a 128-byte boundary, so only
+/// the head's tile and the last one can need plain loads and stores: bulk copies take a tile's
+/// 16-byte-aligned middle, and its lead (ints before the first 16-byte boundary, 0 to 3) and
+/// tail (after the last whole 16 bytes, 0 to 3) go by plain loads and stores.
 struct TileCut {
-  int count = 0;      ///< ints in the tile: kTileInts except in the last
-  int lead = 0;       ///< ints of the head
+  int64_t begin = 0;  ///< the tile's first int
+  int count = 0;      ///< ints in the tile: kTileInts except in the head's tile and the last
+  int lead = 0;       ///< ints of the lead
   int mid_bytes = 0;  ///< bytes of the middle, a multiple of 16 (0 in a tile of a few ints)
   int tail = 0;       ///< ints of the tail
 };
@@ -471,9 +485,14 @@ struct TileCut {
 /// The cut of tile `tile` of the n ints at `in`.
 __host__ __device__ inline TileCut tile_cut(const int* in, int64_t n, int64_t tile) {
   TileCut c;
-  const int64_t first = tile * kTileInts;
-  c.count = int(n - first < kTileInts ? n - first : kTileInts);
-  const int past = int(reinterpret_cast<uintptr_t>(in + first) % 16);  // 0, 4, 8 or 12 bytes
+  const int64_t head = scan_head(in, n);
+  if (head > 0 && tile == 0) {
+    c.count = int(head);
+  } else {
+    c.begin = head + (head > 0 ? tile - 1 : tile) * kTileInts;
+    c.count = int(n - c.begin < kTileInts ? n - c.begin : kTileInts);
+  }
+  const int past = int(reinterpret_cast<uintptr_t>(in + c.begin) % 16);  // 0, 4, 8 or 12 bytes
   const int lead = (16 - past) % 16 / 4;
   c.lead = lead < c.count ? lead : c.count;
   c.mid_bytes = (c.count - c.lead) / 4 * 16;
@@ -550,7 +569,7 @@ __device__ void load_tiles(const ScanRing& r, const int* in, int64_t n, int64_t 
       break;
     }
     const TileCut c = tile_cut(in, n, tile);
-    const int* src = in + tile * kTileInts;
+    const int* src = in + c.begin;
     int* dst = r.elements(s, c);
     if (lane == 0) {
       if (c.mid_bytes > 0) {
@@ -692,7 +711,7 @@ __device__ void scan_tiles(const ScanRing& r, const int* in, int64_t n, int* out
     fence_before_bulk_store();
     squad_sync(kScanSquadBarrier);
     if (w == 0) {
-      int* dst = out + tile * kTileInts;
+      int* dst = out + c.begin;
       if (lane == 0 && c.mid_bytes > 0) {
         bulk_store(dst + c.lead, elems + c.lead, uint32_t(c.mid_bytes));
         bulk_stores_read();
@@ -740,7 +759,7 @@ __global__ void __launch_bounds__(kScanThreads, 1)
   __syncthreads();
   const long long started = clocks_now();
   const int warp = int(threadIdx.x) / 32;
-  if (warp == kTileLoaderWarp) load_tiles(r, in, n, scan_tiles_for(n), a);
+  if (warp == kTileLoaderWarp) load_tiles(r, in, n, scan_tiles_for(in, n), a);
   else if (warp == kLookAheadWarp) look_ahead(r, a);
   else if (warp < kFirstScanWarp) reduce_tiles(r, in, n, a);
   else scan_tiles(r, in, n, out);
@@ -1022,7 +1041,7 @@ int main(int argc, char** argv) {
   // Chapter 17's counter and statuses for its single pass, and another pair for the look-ahead
   // scan, whose loaders take one number each past the last tile.
   SinglePass chapter17(scans ? tiles_for(in.n, kBlock, kSmallInputBatch) : 1);
-  SinglePass lookahead(scans ? scan_tiles_for(in.n) + dev.sms : 1);
+  SinglePass lookahead(scans ? scan_tiles_for(in.d, in.n) + dev.sms : 1);
   wb::Options chapter17_opt = opt;  // chapter 17's tuned policy, from chapter 17's own defaults
   chapter17_opt.block = kBlock;
   chapter17_opt.batch = kBatch;
@@ -1078,7 +1097,7 @@ int main(int argc, char** argv) {
   epochs.clear_statuses = false;
   const int64_t scan_smem = scan_shared_bytes(scan_stages);
   auto launch_lookahead = [&](int64_t s) {
-    const int64_t tiles = scan_tiles_for(s);
+    const int64_t tiles = scan_tiles_for(in.d, s);
     const int64_t grid = std::min<int64_t>(tiles, dev.sms);  // one persistent block per SM
     const LookBackArgs a = lookahead.next_launch(epochs, tiles + grid);
     scan_lookahead<<<unsigned(grid), kScanThreads, size_t(scan_smem)>>>(in.d, s, out.d, scan_stages, a);
@@ -1113,7 +1132,7 @@ int main(int argc, char** argv) {
     if (!all_scans) continue;
     // [handover]
     // Below kHandOverTilesPerSm tiles per SM the ring never fills, and chapter 17's single pass is faster.
-    const bool ring_fills = scan_tiles_for(s) >= kHandOverTilesPerSm * int64_t(dev.sms);
+    const bool ring_fills = scan_tiles_for(in.d, s) >= kHandOverTilesPerSm * int64_t(dev.sms);
     wb::Case h = ring_fills ? c : wb::Case{"", s, p.block, p.batch, 0, wb::blocks_per_sm(k, p.block, stage_bytes(p.block, p.batch))};
     h.kernel = "scan_lookahead_handover";
     h.config = ring_fills ? lookahead_config : "handed over to chapter 17: " + p.describe();
