@@ -92,6 +92,7 @@ struct HarnessFlag {
   int64_t min = 0;      ///< the smallest value accepted
   int64_t max = 0;      ///< the largest value accepted
   std::string help;     ///< its --help text, one line or more, each ending in a newline
+  int64_t step = 1;     ///< values must be multiples of it (1: any whole number from min to max)
 };
 
 /// Everything the shared command line needs to know about one chapter.
@@ -508,13 +509,14 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
       out = argv[++i];
       return true;
     };
-    // A count in [lo, hi]; the message names the flag and the allowed range.
-    auto count = [&](int64_t lo, int64_t hi, int64_t& out) {
+    // A count in [lo, hi], a multiple of `step`; the message names the flag and the rule.
+    auto count = [&](int64_t lo, int64_t hi, int64_t& out, int64_t step = 1) {
       std::string text;
       if (!next(text)) return false;
-      if (!parse_count(text, out) || out < lo || out > hi) {
-        error = arg + " '" + text + "' is not allowed: give a whole number from " + std::to_string(lo) +
-                " to " + std::to_string(hi);
+      if (!parse_count(text, out) || out < lo || out > hi || out % step != 0) {
+        error = arg + " '" + text + "' is not allowed: give a " +
+                (step > 1 ? "multiple of " + std::to_string(step) : std::string("whole number")) + " from " +
+                std::to_string(lo) + " to " + std::to_string(hi);
         return false;
       }
       return true;
@@ -602,7 +604,8 @@ inline Parse parse_args(int argc, const char* const* argv, const Spec& spec, Opt
         error = "unknown argument '" + std::string(argv[i]) + "' (see --help)";
         return Parse::Error;
       }
-      if (harness->value.empty() ? !flag_only() : !count(harness->min, harness->max, v)) return Parse::Error;
+      if (harness->value.empty() ? !flag_only() : !count(harness->min, harness->max, v, harness->step))
+        return Parse::Error;
       opt.harness.emplace_back(arg, harness->value.empty() ? 1 : v);
     }
   }

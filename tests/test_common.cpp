@@ -123,6 +123,19 @@ static void test_parse_invalid() {
   expect_error({"--variant", "x"}, bare, "unknown argument '--variant'");
   expect_error({"--racy"}, bare, "unknown argument '--racy'");
 
+  // A harness flag whose values must be multiples of a step: the step is checked and named, and
+  // a multiple within the range is taken (the control).
+  wb::Spec stepped = bare;
+  stepped.harness_flags = {{"--stage-bytes", "B", 128, 1024, "", 128}};
+  expect_error({"--stage-bytes", "200"}, stepped,
+               "--stage-bytes '200' is not allowed: give a multiple of 128 from 128 to 1024");
+  expect_error({"--stage-bytes", "1152"}, stepped, "give a multiple of 128 from 128 to 1024");
+  {
+    wb::Options o;
+    std::string e;
+    EXPECT(parse({"--stage-bytes=384"}, stepped, o, e) == wb::Parse::Ok && o.harness_value("--stage-bytes", 0) == 384);
+  }
+
   wb::Spec m32 = bare;
   m32.block = {wb::BlockRule::MultipleOf32, 128, 32, 1024};
   expect_error({"--block", "100"}, m32, "a multiple of 32 from 32 to 1024");

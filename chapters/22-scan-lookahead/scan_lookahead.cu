@@ -775,7 +775,19 @@ __global__ void __launch_bounds__(kScanThreads, 1)
 }
 // [scan_kernel]
 
-/// --stages and --stage-bytes, the ring's shape, and whether each was given.
+/// --stages S and --stage-bytes B, flags of this chapter's harness: the shared parser refuses a
+/// value that breaks their rules, and lists them in --help and --info.
+std::vector<wb::HarnessFlag> ring_flag_specs() {
+  return {{"--stages", "S", 1, kMaxStages,
+           "  --stages S    shared-memory stages in each ring, from 1 to 64 (default: the scan 6, the ring\n"
+           "                copy 2; fewer where they do not fit)\n"},
+          {"--stage-bytes", "B", kBulkAlign, kMaxStageBytes,
+           "  --stage-bytes B  bytes per stage of the ring copy: a multiple of 128 from 128 to 232320\n"
+           "                (default 32256, one tile of the scan); S x B must fit in a block's shared memory\n",
+           kBulkAlign}};
+}
+
+/// The ring's shape from the command line, and whether each flag was given.
 struct RingFlags {
   int stages = 0;                        ///< --stages S (0 where it was not given)
   int stage_bytes = kDefaultStageBytes;  ///< --stage-bytes B
@@ -783,48 +795,14 @@ struct RingFlags {
   bool stage_bytes_given = false;        ///< whether --stage-bytes was on the command line
 };
 
-/// Take --stages S and --stage-bytes B out of argv, before the shared parser sees it; a bad
-/// value exits 2 with the rule it broke.
-RingFlags take_ring_flags(int& argc, char** argv) {
+/// The ring's flags as parsed (0 stands for "not given": neither flag takes 0).
+RingFlags ring_flags_of(const wb::Options& opt) {
   RingFlags f;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], text;
-    const size_t eq = arg.find('=');
-    const bool inline_value = arg.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inline_value) text = arg.substr(eq + 1), arg = arg.substr(0, eq);
-    if (arg != "--stages" && arg != "--stage-bytes") {
-      argv[kept++] = argv[i];
-      continue;
-    }
-    if (!inline_value) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "chapter22: %s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      text = argv[++i];
-    }
-    int64_t v = 0;
-    const bool number = wb::parse_count(text, v);
-    if (arg == "--stages") {
-      if (!number || v < 1 || v > kMaxStages) {
-        std::fprintf(stderr, "chapter22: --stages '%s' is not allowed: give a whole number from 1 to %d\n", text.c_str(),
-                     kMaxStages);
-        std::exit(2);
-      }
-      f.stages = int(v);
-      f.stages_given = true;
-    } else {
-      if (!number || v < kBulkAlign || v > kMaxStageBytes || v % kBulkAlign != 0) {
-        std::fprintf(stderr, "chapter22: --stage-bytes '%s' is not allowed: give a multiple of %d from %d to %d\n",
-                     text.c_str(), int(kBulkAlign), int(kBulkAlign), kMaxStageBytes);
-        std::exit(2);
-      }
-      f.stage_bytes = int(v);
-      f.stage_bytes_given = true;
-    }
-  }
-  argc = kept;
+  f.stages = int(opt.harness_value("--stages", 0));
+  f.stages_given = f.stages != 0;
+  const int64_t bytes = opt.harness_value("--stage-bytes", 0);
+  f.stage_bytes_given = bytes != 0;
+  if (f.stage_bytes_given) f.stage_bytes = int(bytes);
   return f;
 }
 
@@ -958,15 +936,10 @@ int main(int argc, char** argv) {
   const std::vector<std::string> copy_rows = {"memcpy_d2d", "ring_copy_strided", "ring_copy"};
   const wb::VariantSpec scan{"scan", scan_rows}, ring{"ring_copy", copy_rows};
   spec.variants = {wb::every_variant({scan, ring}), scan, ring, {"lookahead", {"scan_lookahead"}}, {"sweep", scan_rows}};
-  spec.extra_flags = {"--stages", "--stage-bytes"};
-  spec.extra_usage =
-      "  --stages S    shared-memory stages in each ring, from 1 to 64 (default: the scan 6, the ring\n"
-      "                copy 2; fewer where they do not fit)\n"
-      "  --stage-bytes B  bytes per stage of the ring copy: a multiple of 128 from 128 to 232320\n"
-      "                (default 32256, one tile of the scan); S x B must fit in a block's shared memory\n";
+  spec.harness_flags = ring_flag_specs();
 
-  RingFlags ring_flags = take_ring_flags(argc, argv);
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
+  const RingFlags ring_flags = ring_flags_of(opt);
   const bool sweep = opt.variant == "sweep";
   const bool copies = opt.variant == "ring_copy" || opt.variant == "all";
   const bool scans = opt.variant != "ring_copy";
