@@ -184,6 +184,22 @@ inline bool skip_if_no_memory() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
+/// The whole number in environment variable `name` (a test hook, see wb::Crowd and chapter 17's
+/// SinglePass), from `lo` to `hi`; `otherwise` where it is not set or empty. A value that is no such
+/// number exits 2 with a message naming the variable and the range.
+inline int64_t env_whole_number(const char* name, int64_t lo, int64_t hi, int64_t otherwise) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return otherwise;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  if (*end != '\0' || x < lo || x > hi) {
+    std::fprintf(stderr, "%s='%s' is not allowed: give a whole number from %lld to %lld\n", name, v, (long long)lo,
+                 (long long)hi);
+    std::exit(2);
+  }
+  return x;
+}
+
 /// The line printed when a run is skipped for want of memory: N (0 when not yet known),
 /// the bytes the run needs at least (what it holds plus what it asked for) and the bytes the
 /// GPU had free for it.

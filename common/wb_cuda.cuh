@@ -446,6 +446,96 @@ __global__ void count_mismatches(const int32_t* got, const int32_t* want, int64_
 /// kernel itself made to element 0 survives for the final input check.
 __global__ void add_to_first(int32_t* p, int32_t delta) { *p = int32_t(uint32_t(*p) + uint32_t(delta)); }
 
+// ---- Few blocks resident: the crowd (WB_CROWD_FREE_SMS) -------------------------------------
+
+/// The crowd's kernel: one block per SM (it takes all the shared memory a block may have, and no
+/// other block fits beside it), each counting itself in at `arrived` and holding its SM until
+/// `*released` reaches `generation`. A crowd held for over a minute means the launch it ran beside
+/// waited for the whole device (a cudaDeviceSynchronize or cudaFree inside it): it traps, so that
+/// the run fails instead of hanging.
+__global__ void crowd_hold(unsigned* arrived, const volatile unsigned* released, unsigned generation) {
+  if (threadIdx.x != 0) return;
+  atomicAdd(arrived, 1u);
+  const long long start = clock64();
+  while (*released < generation) {
+    __nanosleep(1000);
+    if (clock64() - start > 120000000000ll) {  // about a minute at 2 GHz
+      printf("wb: the crowd (WB_CROWD_FREE_SMS) was held for over a minute: did a launch wait for the device?\n");
+      __trap();
+    }
+  }
+}
+
+/// The gate before a launch: wait until every block of the crowd holds its SM (`want` arrivals),
+/// so that the launch finds only the SMs the crowd left free.
+__global__ void crowd_gate(const volatile unsigned* arrived, unsigned want) {
+  const long long start = clock64();
+  while (*arrived < want) {
+    __nanosleep(100);
+    if (clock64() - start > 20000000000ll) {  // about 10 s at 2 GHz
+      printf("wb: the crowd (WB_CROWD_FREE_SMS) did not get its SMs (%u of %u blocks resident)\n", *arrived, want);
+      __trap();
+    }
+  }
+}
+
+/// The crowd's release, queued after the launch: it runs once the launch's kernels are done.
+__global__ void crowd_release(unsigned* released, unsigned generation) { atomicMax(released, generation); }
+
+/// A test mode for kernels whose blocks wait on each other (the look-back and look-ahead scans of
+/// chapters 17 and 19-23): with WB_CROWD_FREE_SMS=k in the environment, each launch of a row runs
+/// while a kernel on a stream of its own holds every SM but k, so that only k SMs run the row's
+/// blocks, a few at a time, in an order the hardware picks. A kernel that waits for a block the
+/// GPU has not started yet hangs there (and, built with a trap, fails), while on an idle GPU,
+/// whose SMs hold every block at once, it would pass. Timings in this mode are not the kernel's.
+class Crowd {
+ public:
+  /// Read WB_CROWD_FREE_SMS (from 1 to the SMs less one; unset: no crowd) for `dev`.
+  explicit Crowd(const Device& dev) {
+    free_sms_ = int(env_whole_number("WB_CROWD_FREE_SMS", 1, std::max(1, dev.sms - 1), 0));
+    if (free_sms_ == 0) return;
+    blocks_ = unsigned(dev.sms - free_sms_);
+    smem_ = dev.max_smem_per_block;
+    WB_CHECK(cudaFuncSetAttribute(crowd_hold, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
+    WB_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    WB_CHECK(cudaMalloc(&words_, 2 * sizeof(unsigned)));
+    WB_CHECK(cudaMemset(words_, 0, 2 * sizeof(unsigned)));
+  }
+  ~Crowd() {
+    if (free_sms_ == 0) return;
+    cudaStreamDestroy(stream_);
+    cudaFree(words_);
+  }
+  Crowd(const Crowd&) = delete;
+  Crowd& operator=(const Crowd&) = delete;
+
+  /// The SMs left free (0: no crowd).
+  int free_sms() const { return free_sms_; }
+  /// Before a launch: the crowd takes its SMs, and the default stream waits until it has them.
+  void enter() {
+    if (free_sms_ == 0) return;
+    ++generation_;
+    crowd_hold<<<blocks_, 32, smem_, stream_>>>(words_, words_ + 1, generation_);
+    WB_CHECK_LAUNCH();
+    crowd_gate<<<1, 1>>>(words_, generation_ * blocks_);
+    WB_CHECK_LAUNCH();
+  }
+  /// After a launch: the crowd lets go once the launch's kernels are done.
+  void leave() {
+    if (free_sms_ == 0) return;
+    crowd_release<<<1, 1>>>(words_ + 1, generation_);
+    WB_CHECK_LAUNCH();
+  }
+
+ private:
+  int free_sms_ = 0;
+  unsigned blocks_ = 0;
+  size_t smem_ = 0;
+  cudaStream_t stream_ = nullptr;
+  unsigned* words_ = nullptr;  // [0] blocks arrived, every generation; [1] the last generation released
+  unsigned generation_ = 0;
+};
+
 /// What one timed kernel is: its name and configuration, for the report.
 struct Case {
   std::string kernel;      ///< name in the report
@@ -504,7 +594,7 @@ class Bench {
  public:
   /// Print the device and input lines (human mode) and allocate the L2 flush buffer.
   Bench(const Spec& spec, const Options& opt, const Device& dev, const Input& in)
-      : spec_(spec), opt_(opt), dev_(dev), in_(in) {
+      : spec_(spec), opt_(opt), dev_(dev), in_(in), crowd_(dev) {
     if (opt.flush) flush_ = DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
     result_ = DeviceBuffer<unsigned long long>(2, "the result of the output check");
     WB_CHECK(cudaEventCreate(&start_));
@@ -517,6 +607,9 @@ class Bench {
          dev.id, dev.name.c_str(), dev.major, dev.minor, dev.sms, dev.l2_bytes / 1048576.0,
          dev.total_bytes / 1073741824.0, dev.free_bytes / 1073741824.0, dev.peak_gbps, dev.memory_clock_khz / 1000,
          dev.bus_width_bits);
+    if (crowd_.free_sms() > 0)
+      note(opt, "WB_CROWD_FREE_SMS=%d: every launch runs while a kernel holds the other %d SMs (timings are not the kernel's)\n",
+           crowd_.free_sms(), dev.sms - crowd_.free_sms());
     note(opt, "input: N = %s, offset %lld, %.3f GB moved per run; %s; median of %d runs after %d warm-up\n\n",
          describe_n(in.n).c_str(), (long long)opt.offset, bytes_per_element(spec.op) * in.n / 1e9,
          opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)", opt.reps, opt.warmup);
@@ -648,10 +741,13 @@ class Bench {
   }
 
   /// Call `launch` between a push and a pop of the NVTX range `range` on this thread, so that
-  /// the kernels it launches, and nothing else, are attributed to the range.
-  static void launch_in_range(const std::string& range, const std::function<void()>& launch) {
+  /// the kernels it launches, and nothing else, are attributed to the range; with a crowd
+  /// (WB_CROWD_FREE_SMS), while the crowd holds all SMs but a few.
+  void launch_in_range(const std::string& range, const std::function<void()>& launch) {
     nvtxRangePushA(range.c_str());
+    crowd_.enter();
     launch();
+    crowd_.leave();
     nvtxRangePop();
   }
 
@@ -692,6 +788,7 @@ class Bench {
   const Options& opt_;
   const Device& dev_;
   const Input& in_;
+  Crowd crowd_;
   DeviceBuffer<char> flush_;
   DeviceBuffer<unsigned long long> result_;  // wb::count_mismatches's count and first index
   DeviceBuffer<int32_t> want_d_;              // the expected output of the current kernel

@@ -82,6 +82,8 @@ foreach(patch IN LISTS wb_mutations)
   file(STRINGS ${patch} wb_expect REGEX "^expect: " LIMIT_COUNT 1)
   file(STRINGS ${patch} wb_define REGEX "^define: " LIMIT_COUNT 1)
   file(STRINGS ${patch} wb_program REGEX "^program: " LIMIT_COUNT 1)
+  file(STRINGS ${patch} wb_env REGEX "^env: " LIMIT_COUNT 1)
+  file(STRINGS ${patch} wb_timeout REGEX "^timeout: " LIMIT_COUNT 1)
   if(wb_source STREQUAL "" OR wb_run STREQUAL "" OR wb_expect STREQUAL "")
     message(FATAL_ERROR "${patch} needs a '+++ b/chapters/...' (or b/common/ with a 'program: ') line, a 'run: ' line "
                         "and an 'expect: ' line")
@@ -134,8 +136,21 @@ foreach(patch IN LISTS wb_mutations)
   endif()
   list(APPEND wb_mutants mutant_${name})
   separate_arguments(args UNIX_COMMAND "${wb_run}")
+  # "env: VAR=VALUE ...": the run's environment (a test hook such as WB_CROWD_FREE_SMS);
+  # "timeout: S": a mutant that hangs is stopped after S seconds (tests/hang.sh), which the
+  # "expect: " line then names, so that a hang is caught without a trap build.
+  set(wb_prefix "")
+  if(wb_env)
+    string(REGEX REPLACE "^env: " "" wb_env "${wb_env}")
+    separate_arguments(wb_env UNIX_COMMAND "${wb_env}")
+    set(wb_prefix ${CMAKE_COMMAND} -E env ${wb_env})
+  endif()
+  if(wb_timeout)
+    string(REGEX REPLACE "^timeout: " "" wb_timeout "${wb_timeout}")
+    list(APPEND wb_prefix sh ${WB_TESTS}/hang.sh ${wb_timeout})
+  endif()
   add_test(NAME mutation_${name}
-           COMMAND sh ${WB_TESTS}/expect.sh 1 "${wb_expect}" sh ${WB_TESTS}/gpu.sh $<TARGET_FILE:mutant_${name}> ${args})
+           COMMAND sh ${WB_TESTS}/expect.sh 1 "${wb_expect}" ${wb_prefix} sh ${WB_TESTS}/gpu.sh $<TARGET_FILE:mutant_${name}> ${args})
   set_tests_properties(mutation_${name} PROPERTIES LABELS "gpu;full;mutation" SKIP_RETURN_CODE 77
                        SKIP_REGULAR_EXPRESSION "expect.sh: .* exited 77, expected" RESOURCE_LOCK gpu TIMEOUT 300
                        FIXTURES_REQUIRED wb_mutants_built)
@@ -145,7 +160,9 @@ foreach(patch IN LISTS wb_mutations)
 endforeach()
 if(wb_mutants)
   add_test(NAME mutants_build COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${wb_mutants})
-  set_tests_properties(mutants_build PROPERTIES LABELS "gpu;full;mutation" FIXTURES_SETUP wb_mutants_built TIMEOUT 1800)
+  # A build step: no GPU, so no gpu label and no lock (ctest -L gpu still runs it first, as the
+  # mutation tests' fixture).
+  set_tests_properties(mutants_build PROPERTIES LABELS "full;mutation;build" FIXTURES_SETUP wb_mutants_built TIMEOUT 1800)
   # Negative control of the applies checks: a patch refuses a file whose lines it does not find.
   list(GET wb_mutations 0 wb_first_mutation)
   add_test(NAME host_mutation_refuses_other_file

@@ -206,6 +206,12 @@ constexpr unsigned kPrefix = 2;
 /// left by an earlier launch: its epoch is an earlier one.
 constexpr unsigned kLastEpoch = (1u << 30) - 1;
 
+/// The epoch of a SinglePass's first launch: 1, or the test hook WB_FIRST_EPOCH (1 to
+/// kLastEpoch), with which a test starts near the last epoch so that the wrap-around (every
+/// status cleared, epochs from 1 again) and the largest epochs' status words run within a few
+/// launches.
+inline unsigned first_epoch() { return unsigned(wb::env_whole_number("WB_FIRST_EPOCH", 1, kLastEpoch, 1)); }
+
 /// What one launch of the single pass needs besides its input and output.
 struct LookBackArgs {
   unsigned long long* counter;  ///< the tile counter: tiles are numbered counter - counter_base
@@ -725,6 +731,6 @@ class SinglePass {
   int64_t max_tiles_;
   cudaStream_t stream_;             // where clears and launches go
   unsigned long long counter_ = 0;  // the counter's value after the launches so far
-  unsigned epoch_ = 0;              // the last launch's epoch (0: none yet)
+  unsigned epoch_ = first_epoch() - 1;  // the last launch's epoch (first_epoch() - 1: none yet)
 };
 // [launcher]

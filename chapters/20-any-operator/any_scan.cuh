@@ -345,5 +345,5 @@ class WideSinglePass {
   wb::DeviceBuffer<unsigned long long> prefixes_;    // tile t's inclusive prefix
   int64_t max_tiles_;
   unsigned long long counter_ = 0;  // the counter's value after the launches so far
-  unsigned epoch_ = 0;              // the last launch's epoch (0: none yet)
+  unsigned epoch_ = scan17::first_epoch() - 1;  // the last launch's epoch (first_epoch() - 1: none yet)
 };
