@@ -84,7 +84,7 @@ struct Ceilings {
   std::vector<std::string> read;  ///< rows that only read every element
 };
 
-/// A flag that a harness beyond the shared one adds (wb_multi.cuh's --gpus, --shards and
+/// A flag that a harness beyond the shared one adds (chapter 18's --gpus, --shards and
 /// --no-gate), parsed, refused, shown by --help and listed by --info as the shared flags are.
 struct HarnessFlag {
   std::string name;     ///< e.g. "--gpus"
@@ -122,7 +122,7 @@ struct Spec {
   /// --gpus): lines shown by --help after the shared flags; empty: none.
   std::string extra_usage;
   std::vector<std::string> extra_flags;  ///< those flags' names (e.g. "--gpus"), for --info
-  std::vector<HarnessFlag> harness_flags;  ///< flags of a harness beyond the shared one (wb_multi.cuh)
+  std::vector<HarnessFlag> harness_flags;  ///< flags of a harness beyond the shared one (chapter 18's, chapter 22's)
 };
 
 /// The parsed command line. The defaults are those of the command-line contract in

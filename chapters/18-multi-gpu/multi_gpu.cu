@@ -20,7 +20,7 @@
 /// chapters name a block sum `block_sum`); new are the carry handed to chapter 17's kernel,
 /// the collectives, and the steps of each operation. Everything else of running on several
 /// GPUs (devices, streams, NCCL's communicators, MPI, the gate that starts every GPU at once,
-/// the timing and the reference check) is the harness's, common/wb_multi.cuh, as one GPU's
+/// the timing and the reference check) is the harness's, wb_multi.cuh beside it, as one GPU's
 /// is wb::Bench's. The same program times chapter 11's sum and chapter 17's single pass on
 /// one GPU over shard 0 alone: the scaling efficiency compares the G-GPU figure with G times
 /// that one.

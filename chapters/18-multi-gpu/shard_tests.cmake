@@ -1,6 +1,6 @@
 # Chapter 18's own tests, included by CMakeLists.txt with ${target} and ${bin} set.
 #
-# The harness flags (common/wb_multi.cuh) are refused with the exact line of the shared parser,
+# The harness flags (wb_multi.cuh) are refused with the exact line of the shared parser,
 # and --help shows them (host tests, no GPU needed).
 wb_badarg_tests(${target} ${bin}
     "gpus_zero@@--gpus 0@@^${target}: --gpus '0' is not allowed: give a whole number from 1 to 1024$"
