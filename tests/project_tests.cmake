@@ -119,11 +119,11 @@ add_test(NAME stress_lookback_chapter21
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress21 21)
 set_tests_properties(stress_lookback_chapter21 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
-# Chapter 22's look-ahead scan publishes tile sums through chapter 17's stress hooks, and its
+# Chapter 23's look-ahead scan publishes tile sums through chapter 17's stress hooks, and its
 # look-ahead warp counts its waits, its moves to the next 32 tiles and the sums it adds.
-add_test(NAME stress_lookback_chapter22
-         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress22 22)
-set_tests_properties(stress_lookback_chapter22 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
+add_test(NAME stress_lookback_chapter23
+         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress23 23)
+set_tests_properties(stress_lookback_chapter23 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
 
 # Every chapter page reads in one sitting (tests/page_check.py): at most 250 lines before the first
@@ -151,3 +151,50 @@ add_test(NAME results_blocks_up_to_date COMMAND python3 ${WB_TESTS}/results_chec
 set_tests_properties(results_blocks_up_to_date PROPERTIES LABELS host)
 add_test(NAME results_blocks_self_test COMMAND python3 ${WB_TESTS}/results_check.py --self-test)
 set_tests_properties(results_blocks_self_test PROPERTIES LABELS host)
+
+# Blocks that wait on each other (the look-back of chapters 17 and 19 to 21, the look-ahead of
+# chapter 23, and chapter 22's ring, whose blocks take tiles from one counter), where a quiet GPU
+# never takes them:
+# - few blocks resident: with WB_CROWD_FREE_SMS=2 the harness runs every launch while a kernel
+#   holds all SMs but 2 (wb::Crowd), so the grid runs a few blocks at a time; the run must verify,
+#   and say it ran crowded. Negative control: mutation ch23-tiles-fixed-share, which passes on a
+#   quiet GPU and hangs in the crowd.
+# - the epochs' wrap-around: with WB_FIRST_EPOCH=2^30 - 2 every launcher of statuses (chapter 17's
+#   SinglePass, chapter 20's WideSinglePass) starts two launches before its last epoch, so that
+#   the largest epochs and the wrap (statuses cleared, epochs from 1 again) run within the test.
+#   Negative controls: mutations ch17-epoch-wraps-late and ch20-epoch-wraps-late.
+foreach(wb_nn 17 19 20 21 22 23)
+  if(NOT TARGET chapter${wb_nn})
+    continue()
+  endif()
+  get_target_property(wb_type chapter${wb_nn} TYPE)
+  if(NOT wb_type STREQUAL "EXECUTABLE")
+    continue()
+  endif()
+  add_test(NAME lookback_few_resident_chapter${wb_nn}
+           COMMAND ${CMAKE_COMMAND} -E env WB_CROWD_FREE_SMS=2
+                   sh ${WB_TESTS}/expect.sh 0 "^WB_CROWD_FREE_SMS=2: every launch runs while a kernel holds the other"
+                   sh ${WB_TESTS}/gpu.sh $<TARGET_FILE:chapter${wb_nn}> --n 3000017 --offset 1)
+  set_tests_properties(lookback_few_resident_chapter${wb_nn} PROPERTIES LABELS "gpu;full" RESOURCE_LOCK gpu TIMEOUT 900
+                       SKIP_REGULAR_EXPRESSION "expect.sh: .* exited 77, expected")
+  if(NOT wb_nn STREQUAL "22")
+    add_test(NAME lookback_epoch_wrap_chapter${wb_nn}
+             COMMAND ${CMAKE_COMMAND} -E env WB_FIRST_EPOCH=1073741822
+                     sh ${WB_TESTS}/gpu.sh $<TARGET_FILE:chapter${wb_nn}> --n 1000003 --offset 3)
+    set_tests_properties(lookback_epoch_wrap_chapter${wb_nn} PROPERTIES LABELS "gpu;full" RESOURCE_LOCK gpu TIMEOUT 600
+                         SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
+# The hooks refuse a value they cannot take, as a flag would (exit 2, naming the variable).
+if(TARGET chapter17)
+  add_test(NAME lookback_hooks_refuse_bad_values
+           COMMAND ${CMAKE_COMMAND} -E env WB_FIRST_EPOCH=0
+                   sh ${WB_TESTS}/expect.sh 2 "^WB_FIRST_EPOCH='0' is not allowed: give a whole number from 1 to 1073741823$"
+                   $<TARGET_FILE:chapter17> --n 1000)
+  add_test(NAME lookback_crowd_refuses_bad_values
+           COMMAND ${CMAKE_COMMAND} -E env WB_CROWD_FREE_SMS=0
+                   sh ${WB_TESTS}/expect.sh 2 "^WB_CROWD_FREE_SMS='0' is not allowed: give a whole number from 1 to [0-9]+$"
+                   $<TARGET_FILE:chapter17> --n 1000)
+  set_tests_properties(lookback_hooks_refuse_bad_values lookback_crowd_refuses_bad_values PROPERTIES LABELS "gpu;quick"
+                       RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "expect.sh: .* exited 77, expected")
+endif()

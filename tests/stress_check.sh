@@ -6,7 +6,7 @@
 #       chapter 17's stress hooks;
 #   21: chapter 21's one pass, whose look-back carries counts, and the scan of its three kernels
 #       (chapter 17's single pass on the flags);
-#   22: chapter 22's look-ahead scan (--variant lookahead), whose look-ahead warp sums published
+#   23: chapter 23's look-ahead scan (--variant lookahead), whose look-ahead warp sums published
 #       tile sums: its "window walks" are moves on to the next 32 tiles, its waits rounds that
 #       found a tile sum not yet published.
 # Builds the chapter with -DWB_STRESS=ON into BUILD_DIR for this machine's GPU: each tile's
@@ -25,9 +25,9 @@ src=$(cd "${1:?source dir}" && pwd) || exit 1
 build=${2:?build dir}
 chapter=${3:-17}
 # Per chapter: the variants that look back; its smallest tiles (chapter 20 has no --batch: blocks
-# of 32 make its tiles 512 maps; chapter 22's tile is fixed at 8064 ints) and the N of the case
+# of 32 make its tiles 512 maps; chapter 23's tile is fixed at 8064 ints) and the N of the case
 # that runs them; the sanitizers' N, windows of 32 such tiles several times over (17 and 21: 157
-# tiles of 64 x 2; 20: 129 tiles of 32 x 16; 22: 38 tiles, more than one window).
+# tiles of 64 x 2; 20: 129 tiles of 32 x 16; 23: 38 tiles, more than one window).
 small_n=65539
 case $chapter in
   17)
@@ -35,8 +35,8 @@ case $chapter in
     small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
   20) variants="affine" small_tiles="--block 32" sanitized_n=65539 ;;
   21) variants="one_pass three_kernels" small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
-  22) variants="lookahead" small_tiles="" small_n=300007 sanitized_n=300007 ;;
-  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20, 21 or 22)"; exit 2 ;;
+  23) variants="lookahead" small_tiles="" small_n=300007 sanitized_n=300007 ;;
+  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20, 21 or 23)"; exit 2 ;;
 esac
 
 # The value of the count `name` in a "stress: ..." line, or nothing when the line lacks it.

@@ -21,12 +21,22 @@ set_tests_properties(${target}_nogpu_ring_bounds ${target}_nogpu_ring_smallest P
 add_test(NAME ${target}_help_ring_flags COMMAND sh ${WB_TESTS}/expect.sh 0 "--stage-bytes B +bytes per stage" ${bin} --help)
 set_tests_properties(${target}_help_ring_flags PROPERTIES LABELS host)
 
-# On a GPU: a ring larger than a block's shared memory is refused with what it needs (two stages
-# of the largest size cannot fit in 227 KB; the case one_224k_stage of tests/extra_cases.txt runs
-# a single large one). Skipped without a GPU, where the program stops at the device first.
+# On a GPU:
+# - the largest --stage-bytes, which --help promises, runs in one stage (its barriers and tile
+#   number fit beside it);
+# - a stage count given on the command line is no reason for the note that the default was
+#   lowered (it is printed only when the default does not fit);
+# - every --offset from 0 to 31 (each head of 0 to 31 ints before the first 128-byte line);
+# - a ring larger than a block's shared memory is refused with what it needs.
+add_test(NAME ${target}_gpu_largest_stage COMMAND sh ${WB_TESTS}/gpu.sh ${bin} --n 1000003 --stages 1 --stage-bytes 232320 --offset 1)
+add_test(NAME ${target}_gpu_stages_given_no_note COMMAND sh ${WB_TESTS}/gpu.sh ${bin} --n 100003 --stages 3)
+set_tests_properties(${target}_gpu_stages_given_no_note PROPERTIES FAIL_REGULAR_EXPRESSION "need more shared memory")
+add_test(NAME ${target}_gpu_every_offset COMMAND sh ${WB_TESTS}/offsets.sh 0 31 ${bin} --n 70001 --reps 1)
+set_tests_properties(${target}_gpu_largest_stage ${target}_gpu_stages_given_no_note ${target}_gpu_every_offset
+                     PROPERTIES LABELS "gpu;quick" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu TIMEOUT 600)
 add_test(NAME ${target}_gpu_ring_too_big
          COMMAND sh ${WB_TESTS}/expect.sh 2
-                 "^chapter22: --stages 2 --stage-bytes 232320 need 464672 bytes of shared memory per block \\(the stages and their 4 barriers\\); this GPU allows [0-9]+: give fewer or smaller stages$"
+                 "^chapter22: --stages 2 of 232320 bytes need 464688 bytes of shared memory per block, with their barriers and notes; this GPU allows [0-9]+: give fewer or smaller stages$"
                  ${bin} --n 1000 --stages 2 --stage-bytes 232320)
 set_tests_properties(${target}_gpu_ring_too_big PROPERTIES LABELS "gpu;full" SKIP_REGULAR_EXPRESSION
                      "expect.sh: .* exited 77, expected" RESOURCE_LOCK gpu TIMEOUT 300)
