@@ -488,29 +488,39 @@ __global__ void crowd_release(unsigned* released, unsigned generation) { atomicM
 /// blocks, a few at a time, in an order the hardware picks. A kernel that waits for a block the
 /// GPU has not started yet hangs there (and, built with a trap, fails), while on an idle GPU,
 /// whose SMs hold every block at once, it would pass. Timings in this mode are not the kernel's.
+/// Every harness launches through wb::launch_in_range(), which takes the process's one Crowd.
 class Crowd {
  public:
-  /// Read WB_CROWD_FREE_SMS (from 1 to the SMs less one; unset: no crowd) for `dev`.
-  explicit Crowd(const Device& dev) {
-    free_sms_ = int(env_whole_number("WB_CROWD_FREE_SMS", 1, std::max(1, dev.sms - 1), 0));
+  /// Read WB_CROWD_FREE_SMS (from 1 to the current device's SMs less one; unset: no crowd) and,
+  /// where it is set, say so on standard error.
+  Crowd() {
+    int device = 0, sms = 0, smem = 0;
+    WB_CHECK(cudaGetDevice(&device));
+    WB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    WB_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    free_sms_ = int(env_whole_number("WB_CROWD_FREE_SMS", 1, std::max(1, sms - 1), 0));
     if (free_sms_ == 0) return;
-    blocks_ = unsigned(dev.sms - free_sms_);
-    smem_ = dev.max_smem_per_block;
-    WB_CHECK(cudaFuncSetAttribute(crowd_hold, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
+    // A kernel loaded lazily (CUDA's default) is loaded at its first launch, and loading waits for
+    // the kernels already running: for the crowd, which waits for the launch. Every kernel must be
+    // loaded when the program starts.
+    const char* loading = std::getenv("CUDA_MODULE_LOADING");
+    if (loading == nullptr || std::strcmp(loading, "EAGER") != 0) {
+      std::fprintf(stderr, "WB_CROWD_FREE_SMS needs CUDA_MODULE_LOADING=EAGER: a kernel loaded at its first launch "
+                           "would wait for the crowd, which waits for it\n");
+      std::exit(2);
+    }
+    blocks_ = unsigned(sms - free_sms_);
+    smem_ = size_t(smem);
+    WB_CHECK(cudaFuncSetAttribute(crowd_hold, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     WB_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     WB_CHECK(cudaMalloc(&words_, 2 * sizeof(unsigned)));
     WB_CHECK(cudaMemset(words_, 0, 2 * sizeof(unsigned)));
-  }
-  ~Crowd() {
-    if (free_sms_ == 0) return;
-    cudaStreamDestroy(stream_);
-    cudaFree(words_);
+    std::fprintf(stderr, "WB_CROWD_FREE_SMS=%d: every launch runs while a kernel holds the other %u SMs (timings are "
+                         "not the kernel's)\n", free_sms_, blocks_);
   }
   Crowd(const Crowd&) = delete;
   Crowd& operator=(const Crowd&) = delete;
 
-  /// The SMs left free (0: no crowd).
-  int free_sms() const { return free_sms_; }
   /// Before a launch: the crowd takes its SMs, and the default stream waits until it has them.
   void enter() {
     if (free_sms_ == 0) return;
@@ -535,6 +545,19 @@ class Crowd {
   unsigned* words_ = nullptr;  // [0] blocks arrived, every generation; [1] the last generation released
   unsigned generation_ = 0;
 };
+
+/// Call `launch` between a push and a pop of the NVTX range `range` on this thread, so that the
+/// kernels it launches, and nothing else, are attributed to the range (how scripts/profile tells
+/// runs apart); with WB_CROWD_FREE_SMS, while the process's crowd holds all SMs but a few.
+/// Every harness's runs go through it.
+inline void launch_in_range(const std::string& range, const std::function<void()>& launch) {
+  static Crowd crowd;  // made at the first launch, on the device the program opened
+  nvtxRangePushA(range.c_str());
+  crowd.enter();
+  launch();
+  crowd.leave();
+  nvtxRangePop();
+}
 
 /// What one timed kernel is: its name and configuration, for the report.
 struct Case {
@@ -594,7 +617,7 @@ class Bench {
  public:
   /// Print the device and input lines (human mode) and allocate the L2 flush buffer.
   Bench(const Spec& spec, const Options& opt, const Device& dev, const Input& in)
-      : spec_(spec), opt_(opt), dev_(dev), in_(in), crowd_(dev) {
+      : spec_(spec), opt_(opt), dev_(dev), in_(in) {
     if (opt.flush) flush_ = DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
     result_ = DeviceBuffer<unsigned long long>(2, "the result of the output check");
     WB_CHECK(cudaEventCreate(&start_));
@@ -607,9 +630,6 @@ class Bench {
          dev.id, dev.name.c_str(), dev.major, dev.minor, dev.sms, dev.l2_bytes / 1048576.0,
          dev.total_bytes / 1073741824.0, dev.free_bytes / 1073741824.0, dev.peak_gbps, dev.memory_clock_khz / 1000,
          dev.bus_width_bits);
-    if (crowd_.free_sms() > 0)
-      note(opt, "WB_CROWD_FREE_SMS=%d: every launch runs while a kernel holds the other %d SMs (timings are not the kernel's)\n",
-           crowd_.free_sms(), dev.sms - crowd_.free_sms());
     note(opt, "input: N = %s, offset %lld, %.3f GB moved per run; %s; median of %d runs after %d warm-up\n\n",
          describe_n(in.n).c_str(), (long long)opt.offset, bytes_per_element(spec.op) * in.n / 1e9,
          opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)", opt.reps, opt.warmup);
@@ -740,16 +760,6 @@ class Bench {
     WB_CHECK(cudaDeviceSynchronize());
   }
 
-  /// Call `launch` between a push and a pop of the NVTX range `range` on this thread, so that
-  /// the kernels it launches, and nothing else, are attributed to the range; with a crowd
-  /// (WB_CROWD_FREE_SMS), while the crowd holds all SMs but a few.
-  void launch_in_range(const std::string& range, const std::function<void()>& launch) {
-    nvtxRangePushA(range.c_str());
-    crowd_.enter();
-    launch();
-    crowd_.leave();
-    nvtxRangePop();
-  }
 
   /// Copy the `count` expected values to the device (growing the buffer when needed).
   const int32_t* expected_on_device(const int32_t* want, int64_t count) {
@@ -788,7 +798,6 @@ class Bench {
   const Options& opt_;
   const Device& dev_;
   const Input& in_;
-  Crowd crowd_;
   DeviceBuffer<char> flush_;
   DeviceBuffer<unsigned long long> result_;  // wb::count_mismatches's count and first index
   DeviceBuffer<int32_t> want_d_;              // the expected output of the current kernel

@@ -12,9 +12,9 @@ pid=$!
 elapsed=0
 while kill -0 "$pid" 2>/dev/null; do
   if [ "$elapsed" -ge "$limit" ]; then
-    kill -TERM -- "-$pid" 2>/dev/null
+    kill -s TERM -- "-$pid" 2>/dev/null
     sleep 2
-    kill -KILL -- "-$pid" 2>/dev/null
+    kill -s KILL -- "-$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     echo "hang.sh: stopped after $limit s: the run hung"
     exit 1

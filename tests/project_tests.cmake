@@ -157,7 +157,8 @@ set_tests_properties(results_blocks_self_test PROPERTIES LABELS host)
 # never takes them:
 # - few blocks resident: with WB_CROWD_FREE_SMS=2 the harness runs every launch while a kernel
 #   holds all SMs but 2 (wb::Crowd), so the grid runs a few blocks at a time; the run must verify,
-#   and say it ran crowded. Negative control: mutation ch23-tiles-fixed-share, which passes on a
+#   and say it ran crowded. Every kernel is loaded at the start (CUDA_MODULE_LOADING=EAGER): a
+#   kernel loaded at its first launch would wait for the crowd, which waits for it. Negative control: mutation ch23-tiles-fixed-share, which passes on a
 #   quiet GPU and hangs in the crowd.
 # - the epochs' wrap-around: with WB_FIRST_EPOCH=2^30 - 2 every launcher of statuses (chapter 17's
 #   SinglePass, chapter 20's WideSinglePass) starts two launches before its last epoch, so that
@@ -172,7 +173,7 @@ foreach(wb_nn 17 19 20 21 22 23)
     continue()
   endif()
   add_test(NAME lookback_few_resident_chapter${wb_nn}
-           COMMAND ${CMAKE_COMMAND} -E env WB_CROWD_FREE_SMS=2
+           COMMAND ${CMAKE_COMMAND} -E env WB_CROWD_FREE_SMS=2 CUDA_MODULE_LOADING=EAGER
                    sh ${WB_TESTS}/expect.sh 0 "^WB_CROWD_FREE_SMS=2: every launch runs while a kernel holds the other"
                    sh ${WB_TESTS}/gpu.sh $<TARGET_FILE:chapter${wb_nn}> --n 3000017 --offset 1)
   set_tests_properties(lookback_few_resident_chapter${wb_nn} PROPERTIES LABELS "gpu;full" RESOURCE_LOCK gpu TIMEOUT 900
@@ -192,7 +193,7 @@ if(TARGET chapter17)
                    sh ${WB_TESTS}/expect.sh 2 "^WB_FIRST_EPOCH='0' is not allowed: give a whole number from 1 to 1073741823$"
                    $<TARGET_FILE:chapter17> --n 1000)
   add_test(NAME lookback_crowd_refuses_bad_values
-           COMMAND ${CMAKE_COMMAND} -E env WB_CROWD_FREE_SMS=0
+           COMMAND ${CMAKE_COMMAND} -E env WB_CROWD_FREE_SMS=0 CUDA_MODULE_LOADING=EAGER
                    sh ${WB_TESTS}/expect.sh 2 "^WB_CROWD_FREE_SMS='0' is not allowed: give a whole number from 1 to [0-9]+$"
                    $<TARGET_FILE:chapter17> --n 1000)
   set_tests_properties(lookback_hooks_refuse_bad_values lookback_crowd_refuses_bad_values PROPERTIES LABELS "gpu;quick"

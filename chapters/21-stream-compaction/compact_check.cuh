@@ -227,9 +227,7 @@ class CompactBench {
       const bool timed = run > opt_.warmup;
       if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
       if (timed) WB_CHECK(cudaEventRecord(start_));
-      nvtxRangePushA(("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup")).c_str());
-      launch();
-      nvtxRangePop();
+      wb::launch_in_range("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
       WB_CHECK_LAUNCH();
       if (timed) {
         WB_CHECK(cudaEventRecord(stop_));
