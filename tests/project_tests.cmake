@@ -16,6 +16,12 @@ set_tests_properties(host_html_check_self_test PROPERTIES LABELS host)
 add_test(NAME host_exercise_patches_apply
          COMMAND bash ${CMAKE_SOURCE_DIR}/docs/solutions/exercises/run.sh --check)
 set_tests_properties(host_exercise_patches_apply PROPERTIES LABELS host)
+# ... and with patch where git is missing (GIT names no program), the broken patch refused too;
+# skipped (77) where patch is not installed either.
+add_test(NAME host_exercise_patches_apply_without_git
+         COMMAND sh -c "command -v patch >/dev/null || exit 77; GIT=/nonexistent/git exec bash \"$0\" --check"
+                 ${CMAKE_SOURCE_DIR}/docs/solutions/exercises/run.sh)
+set_tests_properties(host_exercise_patches_apply_without_git PROPERTIES LABELS host SKIP_RETURN_CODE 77)
 # ... and each patch is what the edits of make_patches.py give from the chapters as they are now
 # (tests/patches_check.sh, with a negative control).
 add_test(NAME host_exercise_patches_current COMMAND sh ${WB_TESTS}/patches_check.sh)
