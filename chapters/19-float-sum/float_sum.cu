@@ -57,12 +57,15 @@
 #include "wb_float.h"
 #include "workbook.cuh"
 
-/// CUB 3.1 and newer take a determinism requirement (cuda::execution::determinism). The rows
-/// that use it stay in the Spec whatever the CUB (so that --info is the same for every build),
-/// which says they need that CUB (kDeterminismCub); an older build skips them and says so.
+/// CUB 3.1 and newer take a determinism requirement (cuda::execution::determinism): the first
+/// CUB_VERSION that has it.
 #define WB_CUB_DETERMINISM_SINCE 300100
+/// The same CUB as the Spec names it (needs_cub): the rows that use the requirement stay in
+/// their variant whatever the CUB, so that --info is the same for every build; an older build
+/// skips them and says so.
 constexpr const char* kDeterminismCub = "3.1.0";
 static_assert(wb::cub_version_number(kDeterminismCub) == WB_CUB_DETERMINISM_SINCE, "the Spec and the #if name one CUB");
+/// 1 where this build's CUB takes a determinism requirement, else 0.
 #if CUB_VERSION >= WB_CUB_DETERMINISM_SINCE
 #define WB_CUB_DETERMINISM 1
 #include <cuda/execution>
