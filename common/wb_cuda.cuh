@@ -75,10 +75,8 @@ inline double theoretical_peak_gbps(int memory_clock_khz, int bus_width_bits) {
   return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
 }
 
-/// --info's "device" (see wb::DeviceInfo): ordinal, name, compute capability, SMs, L2 and
-/// theoretical peak of CUDA device `ordinal`, and how many CUDA devices the process sees
-/// ("visible", what chapter 18 spreads over by default), or null where the driver finds no
-/// usable device or no such ordinal. Unlike open_device it never exits, so --info answers on
+/// --info's "device" (see wb::DeviceInfo): wb::device_json of CUDA device `ordinal`, as the
+/// driver describes it, or null where the driver finds no usable device or no such ordinal. Unlike open_device it never exits, so --info answers on
 /// any machine.
 inline Json cuda_device_info(int ordinal) {
   int count = 0, clock_khz = 0, bus_bits = 0;
@@ -91,14 +89,8 @@ inline Json cuda_device_info(int ordinal) {
     (void)cudaGetLastError();
     return Json();
   }
-  return Json::object()
-      .set("ordinal", Json::integer(ordinal))
-      .set("name", Json::text(p.name))
-      .set("sm", Json::text(std::to_string(p.major) + std::to_string(p.minor)))
-      .set("sms", Json::integer(p.multiProcessorCount))
-      .set("l2_bytes", Json::integer(p.l2CacheSize))
-      .set("peak_gbps", Json::number(theoretical_peak_gbps(clock_khz, bus_bits)))
-      .set("visible", Json::integer(count));
+  return device_json(ordinal, p.name, std::to_string(p.major) + std::to_string(p.minor), p.multiProcessorCount,
+                     p.l2CacheSize, theoretical_peak_gbps(clock_khz, bus_bits), count);
 }
 
 /// Set before main: a program that includes this header answers --info with its device.

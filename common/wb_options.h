@@ -117,6 +117,11 @@ struct Spec {
   /// row and the CUB row that computes the same, which the results compare it with; empty: every
   /// row against the chapter's fastest CUB call
   std::vector<std::pair<std::string, std::string>> cub_pairs;
+  /// Rows that only a newer CUB than some builds have can run (chapter 19's determinism levels):
+  /// each row and the oldest CUB that has it, as "3.1.0". The rows stay in their variants, so
+  /// that --info is the same whatever CUB the build has; a program built against an older CUB
+  /// runs none of them and says so (wb::rows_without_cub_note); empty: every row runs with any CUB
+  std::vector<std::pair<std::string, std::string>> needs_cub;
   bool racy = false;         ///< whether the chapter has a --racy exercise
   /// Help for flags the chapter parses itself, before parse_or_exit (e.g. chapter 18's
   /// --gpus): lines shown by --help after the shared flags; empty: none.
@@ -362,6 +367,22 @@ class Json {
 /// wb_cuda.cuh installs one that asks the driver (wb::cuda_device_info).
 using DeviceInfo = Json (*)(int ordinal);
 
+/// --info's "device" for a GPU, built here, without CUDA, so that the host tests see its layout:
+/// the CUDA ordinal, the name, the compute capability ("90"), the SMs, the L2 in bytes, the
+/// theoretical peak in GB/s and how many CUDA devices the process sees ("visible", what chapter
+/// 18 spreads over by default). tests/info_check.py reads the keys from the calls below.
+inline Json device_json(int ordinal, const std::string& name, const std::string& sm, int sms, int64_t l2_bytes,
+                        double peak_gbps, int visible) {
+  return Json::object()
+      .set("ordinal", Json::integer(ordinal))
+      .set("name", Json::text(name))
+      .set("sm", Json::text(sm))
+      .set("sms", Json::integer(sms))
+      .set("l2_bytes", Json::integer(l2_bytes))
+      .set("peak_gbps", Json::number(peak_gbps))
+      .set("visible", Json::integer(visible));
+}
+
 /// The answer without CUDA: no device.
 inline Json no_device_info(int) { return Json(); }
 
@@ -372,6 +393,67 @@ inline DeviceInfo device_info = no_device_info;
 /// --info's "cub" and the rows of CUB calls (wb::with_cub_version); null in a program that knows
 /// no CUDA. wb_cuda.cuh sets it from CUB_VERSION.
 inline const char* cub_version = nullptr;
+
+/// A CUB version written "major.minor.subminor" ("3.1.0") as CUB_VERSION writes it (MMMmmmpp:
+/// 300100), or -1 for text that is no such version. constexpr, so that a chapter can check when
+/// it compiles that the version its Spec names is the one its `#if CUB_VERSION` tests.
+constexpr long cub_version_number(const char* text) {
+  if (text == nullptr) return -1;
+  long part[3] = {0, 0, 0};
+  int i = 0, digits = 0;
+  for (; *text; ++text) {
+    if (*text >= '0' && *text <= '9' && digits < 3) {
+      part[i] = part[i] * 10 + (*text - '0');
+      ++digits;
+    } else if (*text == '.' && digits > 0 && i < 2) {
+      ++i;
+      digits = 0;
+    } else {
+      return -1;
+    }
+  }
+  if (i != 2 || digits == 0 || part[2] > 99) return -1;
+  return part[0] * 100000 + part[1] * 100 + part[2];
+}
+
+/// Whether CUB version `have` ("3.0.1") is `need` ("3.1.0") or newer; false where `have` is null
+/// (a program that knows no CUB) or either is no version.
+inline bool cub_at_least(const char* have, const std::string& need) {
+  const long h = cub_version_number(have), n = cub_version_number(need.c_str());
+  return h >= 0 && n >= 0 && h >= n;
+}
+
+/// The rows of `variant` that the build's CUB (wb::cub_version) cannot run: those Spec::needs_cub
+/// names with a CUB newer than it, in the variant's order.
+inline std::vector<std::string> rows_without_cub(const Spec& s, const std::string& variant) {
+  std::vector<std::string> rows;
+  for (const auto& v : s.variants)
+    if (v.name == variant)
+      for (const auto& k : v.kernels)
+        for (const auto& need : s.needs_cub)
+          if (need.first == k && !cub_at_least(cub_version, need.second)) rows.push_back(k);
+  return rows;
+}
+
+/// The note a run of `variant` prints once when rows_without_cub() leaves rows out: which rows,
+/// which CUB they need, which one the program has and how to get a newer one; "" when every row
+/// runs.
+inline std::string rows_without_cub_note(const Spec& s, const std::string& variant) {
+  const std::vector<std::string> rows = rows_without_cub(s, variant);
+  if (rows.empty()) return "";
+  std::string note = "note: ", need;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    note += (i == 0 ? "" : i + 1 == rows.size() ? " and " : ", ") + rows[i];
+    for (const auto& n : s.needs_cub)
+      if (n.first == rows[i] && (need.empty() || cub_at_least(n.second.c_str(), need))) need = n.second;
+  }
+  const bool one = rows.size() == 1;
+  return note + (one ? " needs" : " need") + " CUB " + need + " or newer; this program was built with CUB " +
+         (cub_version ? cub_version : "(none)") + ", so " + (one ? "it is" : "they are") +
+         " not run. To run " + (one ? "it" : "them") +
+         ": pip install nvidia-cuda-cccl and configure again (cmake -S . -B build -DWB_CCCL=auto), "
+         "or give CMake -DWB_CCCL_ROOT=DIR, a newer CCCL";
+}
 
 /// --info's name for a part of the course.
 inline const char* part_name(Part p) {
@@ -457,6 +539,11 @@ inline Json info_json(const Spec& s, const Json& device) {
     Json pairs = Json::object();
     for (const auto& p : s.cub_pairs) pairs.set(p.first, Json::text(p.second));
     info.set("cub_pairs", pairs);
+  }
+  if (!s.needs_cub.empty()) {
+    Json needs = Json::object();
+    for (const auto& n : s.needs_cub) needs.set(n.first, Json::text(n.second));
+    info.set("needs_cub", needs);
   }
   info.set("cub", cub_version ? Json::text(cub_version) : Json());
   info.set("device", device);

@@ -10,12 +10,17 @@ block, batch and variants; and every row name (kernels, default_kernels, ceiling
 literal of the chapter's .cu file outside the statements that fill its wb::Spec, so that a
 declared name is one the code really reports (skipped for a stand-in whose directory holds no
 .cu file, such as the tests' fake chapters). With CUDA_VISIBLE_DEVICES empty, "device" must be
-null and the program must still exit 0. "cub" (the CUB the program was built with) is null or a
-version such as "3.5.0".
+null and the program must still exit 0; where it is an object, its keys are those that
+common/wb_options.h's device_json sets, in its order (read from there, so that the check follows the
+code that writes them). "cub" (the CUB the program was built with) is null or a version such as
+"3.5.0"; "needs_cub", where a chapter has it, maps rows of its variants to the CUB version each
+needs, whatever CUB the program was built with.
 
 Negative controls, on the output of the first chapter that passes: a broken JSON, a wrong slug, a
-CUB version that is no version, a variant list that disagrees and a row name found only in the
-Spec must each be reported, or the test fails.
+CUB version that is no version, a variant list that disagrees, a row name found only in the Spec,
+a device object without one of its keys, and a needs_cub naming a row no variant reports or a
+version that is no version must each be reported, or the test fails; the same output with a
+device object of every key, and with a needs_cub of one of its rows, must pass.
 Exit 0 all good, 1 a problem (each printed), 2 bad usage.
 """
 
@@ -26,10 +31,29 @@ import subprocess
 import sys
 
 KEYS = ["chapter", "slug", "idea", "part", "op", "bytes_per_element", "bytes", "flags", "block", "batch",
-        "variants", "default_kernels", "ceilings", "copy_kernels", "cub_pairs", "cub", "device"]
+        "variants", "default_kernels", "ceilings", "copy_kernels", "cub_pairs", "needs_cub", "cub", "device"]
+OPTIONAL_KEYS = ("ceilings", "copy_kernels", "cub_pairs", "needs_cub")
 PARTS = {"ceiling", "reduction", "scan", "multi-gpu"}
 BYTES = {"reduce": 4, "scan": 8}
-DEVICE_KEYS = ["ordinal", "name", "sm", "sms", "l2_bytes", "peak_gbps"]
+VERSION = re.compile(r"\d+\.\d+\.\d+")
+
+
+def device_keys():
+    """The keys of --info's device object, in order: those that wb::device_json sets, in this
+    workbook's common/wb_options.h (beside tests/, whatever --root names). Only a GPU machine prints
+    one, so a list kept here would go stale unseen by the host tests; read from the code, it cannot.
+    SystemExit where the function or its keys are not found."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common", "wb_options.h")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise SystemExit(f"info_check: cannot read {path}: {e}")
+    m = re.search(r"\ninline Json device_json\(.*?\n}\n", text, re.S)
+    keys = re.findall(r'\.set\("(\w+)"', m.group(0)) if m else []
+    if not keys:
+        raise SystemExit(f"info_check: no device_json setting keys in {path}: cannot check --info's device")
+    return keys
 
 
 def code_outside_spec(source):
@@ -52,9 +76,10 @@ def string_literals(code):
     return set(re.findall(r'"((?:[^"\\\n]|\\.)*)"', code))
 
 
-def check_chapter(cid, slug, info_text, variants_text, source):
+def check_chapter(cid, slug, info_text, variants_text, source, device_keys):
     """The problems (a list of messages) in one chapter's --info and --list-variants output,
-    given the chapter's number, slug and .cu source (None: no source to check the rows in)."""
+    given the chapter's number, slug and .cu source (None: no source to check the rows in) and
+    the keys a device object has."""
     try:
         info = json.loads(info_text)
     except ValueError as e:
@@ -64,9 +89,9 @@ def check_chapter(cid, slug, info_text, variants_text, source):
     problems = []
     if json.dumps(info, indent=2, ensure_ascii=False) + "\n" != info_text:
         problems.append("--info is not laid out as json.dumps(indent=2) lays it out")
-    # ceilings (chapter 00), copy_kernels (chapter 19's scans) and cub_pairs (chapter 20's
-    # instances) only where a chapter has them.
-    want_keys = [k for k in KEYS if k not in ("ceilings", "copy_kernels", "cub_pairs") or k in info]
+    # ceilings (chapter 00), copy_kernels (chapter 19's scans), cub_pairs (chapter 20's
+    # instances) and needs_cub (chapter 19's determinism rows) only where a chapter has them.
+    want_keys = [k for k in KEYS if k not in OPTIONAL_KEYS or k in info]
     if list(info) != want_keys:
         problems.append(f"keys {list(info)}, expected {want_keys}")
         missing = [k for k in want_keys if k not in info]
@@ -82,6 +107,17 @@ def check_chapter(cid, slug, info_text, variants_text, source):
             problems.append(f"cub_pairs pairs {ours}, which is no workbook row of a variant")
         if cub not in rows or not cub.startswith("cub"):
             problems.append(f"cub_pairs pairs {ours} with {cub}, which is no CUB row of a variant")
+    # needs_cub: a row of a variant -> the oldest CUB that runs it. The same whatever CUB the
+    # program has (a build with an older CUB lists the row and leaves it out when it runs).
+    needs = info.get("needs_cub", {})
+    if not isinstance(needs, dict) or (not needs and "needs_cub" in info):
+        problems.append("needs_cub is not an object naming at least one row")
+        needs = {}
+    for row, version in needs.items():
+        if row not in rows:
+            problems.append(f"needs_cub names {row}, which no variant reports")
+        if not (isinstance(version, str) and VERSION.fullmatch(version)):
+            problems.append(f"needs_cub gives {row} the CUB {version!r}, which is no version such as 3.1.0")
     if info["chapter"] != cid or info["slug"] != slug:
         problems.append(f"chapter/slug {info['chapter']}/{info['slug']}, expected {cid}/{slug}")
     if info["part"] not in PARTS:
@@ -118,11 +154,11 @@ def check_chapter(cid, slug, info_text, variants_text, source):
             if literals is not None and k not in literals:
                 problems.append(f"{where}: '{k}' is no string literal of the source outside its Spec")
     cub = info["cub"]
-    if cub is not None and not (isinstance(cub, str) and re.fullmatch(r"\d+\.\d+\.\d+", cub)):
+    if cub is not None and not (isinstance(cub, str) and VERSION.fullmatch(cub)):
         problems.append(f"cub is {cub!r}, neither null nor a version such as 3.5.0")
     device = info["device"]
-    if device is not None and (not isinstance(device, dict) or list(device) != DEVICE_KEYS):
-        problems.append(f"device is neither null nor an object with keys {DEVICE_KEYS}")
+    if device is not None and (not isinstance(device, dict) or list(device) != device_keys):
+        problems.append(f"device is neither null nor an object with keys {device_keys}")
     return problems
 
 
@@ -154,10 +190,23 @@ def chapter_of(program, root):
     return None
 
 
-def negative_controls(cid, slug, info_text, variants_text, source):
-    """Messages for the controls that were NOT reported (empty: each broken input was caught)."""
+def with_keys(info, **values):
+    """--info's text for `info` with the keys in `values` set, laid out in KEYS' order."""
+    merged = dict(info, **values)
+    return json.dumps({k: merged[k] for k in KEYS if k in merged}, indent=2, ensure_ascii=False) + "\n"
+
+
+def negative_controls(cid, slug, info_text, variants_text, source, device_keys):
+    """Messages for the controls that were NOT reported, or for the right inputs that were
+    (empty: each broken input was caught, each right one passed)."""
     info = json.loads(info_text)
     first_row = info["default_kernels"][0]
+    # A device object of every key (a GPU machine's --info) and a needs_cub of one of the rows.
+    device = {k: i for i, k in enumerate(device_keys)}
+    right = {
+        "a device object with every key": with_keys(info, device=device),
+        "a needs_cub of one of its rows": with_keys(info, needs_cub={first_row: "3.1.0"}),
+    }
     controls = {
         "a broken JSON": (info_text[: len(info_text) // 2], variants_text, source),
         "a wrong slug": (info_text.replace(f'"slug": "{slug}"', f'"slug": "{slug}-x"'), variants_text, source),
@@ -165,6 +214,12 @@ def negative_controls(cid, slug, info_text, variants_text, source):
                                              variants_text, source),
         "a variant list that disagrees": (info_text, variants_text + "extra\n", source),
         "an --info without its cub key": (re.sub(r'\n  "cub": [^\n]*,\n', '\n', info_text), variants_text, source),
+        "a device object without its last key": (
+            with_keys(info, device={k: i for i, k in enumerate(device_keys[:-1])}), variants_text, source),
+        "a needs_cub naming a row no variant reports": (
+            with_keys(info, needs_cub={first_row + "_x": "3.1.0"}), variants_text, source),
+        "a needs_cub version that is no version": (with_keys(info, needs_cub={first_row: "3.1"}), variants_text, source),
+        "an empty needs_cub": (with_keys(info, needs_cub={}), variants_text, source),
         "a row name found only in the Spec": (
             info_text, variants_text,
             "\n".join(l for l in (source or "").splitlines()
@@ -179,8 +234,11 @@ def negative_controls(cid, slug, info_text, variants_text, source):
         del controls["a row name found only in the Spec"]
     missed = []
     for what, (text, variants, src) in controls.items():
-        if not check_chapter(cid, slug, text, variants, src):
+        if not check_chapter(cid, slug, text, variants, src, device_keys):
             missed.append(f"negative control: {what} was not reported")
+    for what, text in right.items():
+        for p in check_chapter(cid, slug, text, variants_text, source, device_keys):
+            missed.append(f"control: {what} was refused: {p}")
     return missed
 
 
@@ -192,6 +250,7 @@ def main(argv):
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 2
     failures, controlled = [], False
+    keys = device_keys()
     for program in argv:
         name = os.path.basename(program)
         chapter = chapter_of(program, root)
@@ -204,7 +263,7 @@ def main(argv):
         if rc_info != 0 or rc_list != 0:
             failures.append(f"{name}: --info exited {rc_info}, --list-variants exited {rc_list} (0 expected)")
             continue
-        problems = check_chapter(cid, slug, info_text, variants_text, source)
+        problems = check_chapter(cid, slug, info_text, variants_text, source, keys)
         rc_hidden, hidden_text = run(program, "--info", hide_gpus=True)
         try:
             hidden_device = json.loads(hidden_text)["device"] if rc_hidden == 0 else "exit %d" % rc_hidden
@@ -214,7 +273,7 @@ def main(argv):
             problems.append(f"with CUDA_VISIBLE_DEVICES empty, device is {hidden_device!r}, not null")
         failures += [f"{name}: {p}" for p in problems]
         if not problems and not controlled:
-            failures += [f"{name}: {m}" for m in negative_controls(cid, slug, info_text, variants_text, source)]
+            failures += [f"{name}: {m}" for m in negative_controls(cid, slug, info_text, variants_text, source, keys)]
             controlled = True
         print(f"{name}: {'ok' if not problems else 'problems (below)'}")
     if not controlled and not failures:

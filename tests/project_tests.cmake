@@ -16,6 +16,12 @@ set_tests_properties(host_html_check_self_test PROPERTIES LABELS host)
 add_test(NAME host_exercise_patches_apply
          COMMAND bash ${CMAKE_SOURCE_DIR}/docs/solutions/exercises/run.sh --check)
 set_tests_properties(host_exercise_patches_apply PROPERTIES LABELS host)
+# ... and with patch where git is missing (GIT names no program), the broken patch refused too;
+# skipped (77) where patch is not installed either.
+add_test(NAME host_exercise_patches_apply_without_git
+         COMMAND sh -c "command -v patch >/dev/null || exit 77; GIT=/nonexistent/git exec bash \"$0\" --check"
+                 ${CMAKE_SOURCE_DIR}/docs/solutions/exercises/run.sh)
+set_tests_properties(host_exercise_patches_apply_without_git PROPERTIES LABELS host SKIP_RETURN_CODE 77)
 # ... and each patch is what the edits of make_patches.py give from the chapters as they are now
 # (tests/patches_check.sh, with a negative control).
 add_test(NAME host_exercise_patches_current COMMAND sh ${WB_TESTS}/patches_check.sh)
@@ -84,6 +90,16 @@ endforeach()
 add_test(NAME host_chapter_info
          COMMAND ${wb_info_python} ${WB_TESTS}/info_check.py --root ${CMAKE_SOURCE_DIR} ${wb_info_programs})
 set_tests_properties(host_chapter_info PROPERTIES LABELS host TIMEOUT 300)
+
+# Rows that need a newer CUB than the build's (--info's needs_cub: chapter 19's determinism levels
+# need CUB 3.1.0) are listed by --info whatever the CUB, and run exactly where the build's CUB has
+# them: each chapter with needs_cub runs the smallest variant holding them at a small N, its CSV
+# must hold exactly the rows its CUB can run and its standard error one note for the others
+# (tests/needs_cub_check.py). Its self-test judges canned outputs of both CUBs (host).
+add_test(NAME needs_cub_rows COMMAND ${wb_info_python} ${WB_TESTS}/needs_cub_check.py ${wb_info_programs})
+set_tests_properties(needs_cub_rows PROPERTIES LABELS "gpu;quick" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu TIMEOUT 600)
+add_test(NAME host_needs_cub_rows_self_test COMMAND ${wb_info_python} ${WB_TESTS}/needs_cub_check.py --self-test)
+set_tests_properties(host_needs_cub_rows_self_test PROPERTIES LABELS host)
 
 # The generated parts of every page (navigation, code excerpts, the diff from the previous
 # chapter) match the programs: regenerate with `sh scripts/pages.sh` after changing a chapter.

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """tests/results_check.py: every generated results block is what the scripts render from the
-committed CSVs. In a temporary copy of the repository's tracked files, this re-renders
+committed CSVs. In a temporary copy of the workbook's files (as the tree holds them, without
+its builds: wblib.common.tree_files, so that a source archive is checked as a checkout is), this
+re-renders
   docs/results/<gpu>.csv            (scripts/summary.sh render: results pages, charts, README,
                                      chapter results and across-N blocks)
   docs/results/<gpu>-run-chapterNN.csv  (summary.sh render --chapter NN: a chapter measured in
@@ -25,14 +27,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from wblib import common  # noqa: E402  (found through the path above)
 
 
-def tracked_copy(dest):
-    """The tracked files of the repository as they are in the working tree, copied to dest."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for rel in files.decode().split("\0"):
-        if not rel or not os.path.isfile(os.path.join(ROOT, rel)):
-            continue
+def tree_copy(dest):
+    """The workbook's files as they are in the tree (common.tree_files), copied to dest."""
+    for rel in common.tree_files(ROOT):
         os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dest, rel))
 
@@ -111,7 +112,7 @@ def alter_one_cell(root):
 
 def check(alter=False):
     with tempfile.TemporaryDirectory() as root:
-        tracked_copy(root)
+        tree_copy(root)
         if alter:
             alter_one_cell(root)
         before = snapshot(root)

@@ -38,6 +38,7 @@ static wb::Spec full_spec() {
   s.batch = {8, 64, false};
   s.variants = {{"warp", {"reduce_warp"}}, {"block", {"reduce_block"}}};
   s.variants.push_back(wb::every_variant(s.variants));
+  s.needs_cub = {{"reduce_block", "3.1.0"}};
   s.racy = true;
   return s;
 }
@@ -215,16 +216,8 @@ static void test_json() {
   EXPECT(same_text(wb::Json().dump(), "null"));
 }
 
-// The device object of a made-up GPU, as wb::cuda_device_info would build it.
-static wb::Json made_up_device() {
-  return wb::Json::object()
-      .set("ordinal", wb::Json::integer(1))
-      .set("name", wb::Json::text("GPU \"X\""))
-      .set("sm", wb::Json::text("90"))
-      .set("sms", wb::Json::integer(132))
-      .set("l2_bytes", wb::Json::integer(52428800))
-      .set("peak_gbps", wb::Json::number(4916.736));
-}
+// The device object of a made-up GPU, built as wb::cuda_device_info builds a real one.
+static wb::Json made_up_device() { return wb::device_json(1, "GPU \"X\"", "90", 132, 52428800, 4916.736, 2); }
 
 static void test_info() {
   // Every optional flag, three variants (all's rows are the other two's), a device.
@@ -277,6 +270,9 @@ static void test_info() {
       "  \"default_kernels\": [\n"
       "    \"reduce_warp\"\n"
       "  ],\n"
+      "  \"needs_cub\": {\n"
+      "    \"reduce_block\": \"3.1.0\"\n"
+      "  },\n"
       "  \"cub\": \"3.5.0\",\n"
       "  \"device\": {\n"
       "    \"ordinal\": 1,\n"
@@ -284,7 +280,8 @@ static void test_info() {
       "    \"sm\": \"90\",\n"
       "    \"sms\": 132,\n"
       "    \"l2_bytes\": 52428800,\n"
-      "    \"peak_gbps\": 4916.736\n"
+      "    \"peak_gbps\": 4916.736,\n"
+      "    \"visible\": 2\n"
       "  }\n"
       "}";
   // A program built with CUDA names its CUB (wb_cuda.cuh sets wb::cub_version); this one has none.
@@ -354,6 +351,55 @@ static void test_info() {
   EXPECT(same_text(wb::variant_names(full_spec()), "warp\nblock\nall\n"));
   EXPECT(same_text(wb::variant_names(bare), ""));
   EXPECT(!same_text(wb::variant_names(full_spec()), "warp\nall\nblock\n", true));  // negative control: order counts
+}
+
+// Rows that need a newer CUB (Spec::needs_cub): which a build leaves out, and the note it prints.
+static void test_needs_cub() {
+  // Versions as CUB_VERSION writes them (MMMmmmpp), worked out by hand; -1 for what is no version.
+  static_assert(wb::cub_version_number("3.1.0") == 300100, "known at compile time");
+  EXPECT(wb::cub_version_number("3.0.1") == 300001);
+  EXPECT(wb::cub_version_number("10.20.3") == 1002003);
+  for (const char* bad : {"3.5", "3.5.0.1", "", "3..0", "3.5.100", "a.b.c", "3.5.0 ", "-3.5.0"})
+    EXPECT(wb::cub_version_number(bad) == -1);
+  EXPECT(wb::cub_version_number(nullptr) == -1);
+  // Compared as numbers (3.10.0 is newer than 3.9.0, which a comparison of text would deny).
+  EXPECT(wb::cub_at_least("3.1.0", "3.1.0"));
+  EXPECT(wb::cub_at_least("3.5.0", "3.1.0"));
+  EXPECT(wb::cub_at_least("3.10.0", "3.9.0"));
+  EXPECT(!wb::cub_at_least("3.0.1", "3.1.0"));
+  EXPECT(!wb::cub_at_least(nullptr, "3.1.0"));
+  EXPECT(!wb::cub_at_least("3.5.0", "3.1"));
+
+  const wb::Spec s = full_spec();  // reduce_block needs CUB 3.1.0
+  using Rows = std::vector<std::string>;
+  wb::cub_version = "3.0.1";
+  EXPECT(wb::rows_without_cub(s, "block") == Rows{"reduce_block"});
+  EXPECT(wb::rows_without_cub(s, "all") == Rows{"reduce_block"});
+  EXPECT(wb::rows_without_cub(s, "warp").empty());
+  EXPECT(same_text(wb::rows_without_cub_note(s, "all"),
+                   "note: reduce_block needs CUB 3.1.0 or newer; this program was built with CUB 3.0.1, so it is "
+                   "not run. To run it: pip install nvidia-cuda-cccl and configure again (cmake -S . -B build "
+                   "-DWB_CCCL=auto), or give CMake -DWB_CCCL_ROOT=DIR, a newer CCCL"));
+  EXPECT(same_text(wb::rows_without_cub_note(s, "warp"), ""));
+  // Three rows, the newest version they need named.
+  wb::Spec three = s;
+  three.variants = {{"cub", {"cub_a", "cub_b", "cub_c", "cub_d"}}};
+  three.needs_cub = {{"cub_b", "3.1.0"}, {"cub_c", "3.2.0"}, {"cub_d", "3.1.0"}};
+  EXPECT(same_text(wb::rows_without_cub_note(three, "cub"),
+                   "note: cub_b, cub_c and cub_d need CUB 3.2.0 or newer; this program was built with CUB 3.0.1, so "
+                   "they are not run. To run them: pip install nvidia-cuda-cccl and configure again (cmake -S . -B "
+                   "build -DWB_CCCL=auto), or give CMake -DWB_CCCL_ROOT=DIR, a newer CCCL"));
+  wb::cub_version = "3.1.5";
+  EXPECT(wb::rows_without_cub(three, "cub") == Rows{"cub_c"});
+  wb::cub_version = "3.5.0";
+  EXPECT(wb::rows_without_cub(s, "all").empty());
+  EXPECT(same_text(wb::rows_without_cub_note(s, "all"), ""));
+  // Negative control: the comparison of notes sees the version.
+  wb::cub_version = "3.0.1";
+  EXPECT(!same_text(wb::rows_without_cub_note(s, "all"), wb::rows_without_cub_note(three, "cub"), true));
+  wb::cub_version = nullptr;
+  // A program that knows no CUB runs none of the rows.
+  EXPECT(wb::rows_without_cub(s, "block") == Rows{"reduce_block"});
 }
 
 static void test_info_flags() {
@@ -1000,6 +1046,7 @@ int main(int argc, char** argv) {
   test_usage();
   test_json();
   test_info();
+  test_needs_cub();
   test_info_flags();
   test_fit_tile();
   test_input();

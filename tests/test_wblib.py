@@ -257,6 +257,39 @@ class ScalingTest(unittest.TestCase):
         self.assertIsNone(scaling.gpus_and_device(None))
 
 
+class TreeFilesTest(unittest.TestCase):
+    """tree_files: the workbook's files from the tree, without git: .git and what .gitignore
+    ignores are left out, at the depth its patterns say; `wb.py files` prints the same."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="wb-tree-")
+        self.addCleanup(shutil.rmtree, self.root)
+        write(os.path.join(self.root, ".gitignore"), "# builds\n/build*/\n/chapter[0-9][0-9]\n/.whl/\n__pycache__/\n")
+        self.kept = [".gitignore", "chapters/05-x/chapter05", "chapters/05-x/x.cu", "docs/build/page.md",
+                     "build.txt", "chapter5", "scripts/wb.py"]
+        left_out = ["build/chapter05", "build-tk/CMakeCache.txt", "chapter05", ".whl/cccl/a.h", ".git/HEAD",
+                    "scripts/__pycache__/common.pyc", "chapters/05-x/.git"]
+        for rel in self.kept[1:] + left_out:
+            write(os.path.join(self.root, rel), rel)
+
+    def test_ignored_left_out_at_their_depth(self):
+        self.assertEqual(common.tree_files(self.root), sorted(self.kept))
+        out = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "scripts", "wb.py"), "files", "-0"],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.split("\0")[-1], "")
+        self.assertIn("scripts/wblib/common.py", out.stdout.split("\0"))
+        # Negative control: without the .gitignore, the builds and programs are files like any other.
+        os.remove(os.path.join(self.root, ".gitignore"))
+        self.assertIn("build/chapter05", common.tree_files(self.root))
+        self.assertNotIn(".git/HEAD", common.tree_files(self.root))
+
+    def test_a_pattern_beyond_the_subset_is_refused(self):
+        write(os.path.join(self.root, ".gitignore"), "/build*/\n!build/keep\n")
+        with self.assertRaisesRegex(ValueError, r"\.gitignore:2: '!build/keep' is beyond"):
+            common.tree_files(self.root)
+
+
 class InfoTest(unittest.TestCase):
     """info --check against stand-in programs whose --info is what chapters.json says, or not."""
 

@@ -57,8 +57,16 @@
 #include "wb_float.h"
 #include "workbook.cuh"
 
-/// CUB 3.1 and newer take a determinism requirement (cuda::execution::determinism).
-#if CUB_VERSION >= 300100
+/// CUB 3.1 and newer take a determinism requirement (cuda::execution::determinism): the first
+/// CUB_VERSION that has it.
+#define WB_CUB_DETERMINISM_SINCE 300100
+/// The same CUB as the Spec names it (needs_cub): the rows that use the requirement stay in
+/// their variant whatever the CUB, so that --info is the same for every build; an older build
+/// skips them and says so.
+constexpr const char* kDeterminismCub = "3.1.0";
+static_assert(wb::cub_version_number(kDeterminismCub) == WB_CUB_DETERMINISM_SINCE, "the Spec and the #if name one CUB");
+/// 1 where this build's CUB takes a determinism requirement, else 0.
+#if CUB_VERSION >= WB_CUB_DETERMINISM_SINCE
 #define WB_CUB_DETERMINISM 1
 #include <cuda/execution>
 #else
@@ -617,11 +625,7 @@ std::vector<wb::VariantSpec> chapter_variants() {
       {"kahan", {"float_kahan"}},
       {"pairwise", {"float_pairwise"}},
       {"exact", {"float_exact"}},
-#if WB_CUB_DETERMINISM
       {"cub", {"cub_device_reduce_sum", "cub_sum_not_guaranteed", "cub_sum_run_to_run", "cub_sum_gpu_to_gpu"}},
-#else
-      {"cub", {"cub_device_reduce_sum"}},
-#endif
       {"scan", {"float_scan_single_pass", "float_scan_deterministic"}},
   };
   v.insert(v.begin(), wb::every_variant(v));
@@ -641,6 +645,9 @@ int main(int argc, char** argv) {
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
   spec.variants = chapter_variants();
   spec.copy_kernels = {"float_scan_single_pass", "float_scan_deterministic"};
+  spec.needs_cub = {{"cub_sum_not_guaranteed", kDeterminismCub},
+                    {"cub_sum_run_to_run", kDeterminismCub},
+                    {"cub_sum_gpu_to_gpu", kDeterminismCub}};
   spec.extra_flags = {"--input", "--spread", "--study", "--runs", "--emulate", "--gpu-bits"};
   spec.extra_usage =
       "  --input MODE  the signs of the input: positive, mixed or cancel (pairs x, -x one ulp apart)\n"
@@ -661,5 +668,9 @@ int main(int argc, char** argv) {
     return emulate(opt, f);
   }
   const wb::Device dev = wb::open_device(opt);
+  // Once, on stderr where stdout holds CSV (--csv, --study); --gpu-bits runs no CUB row.
+  const std::string without_cub = wb::rows_without_cub_note(spec, opt.variant);
+  if (!without_cub.empty() && !f.gpu_bits)
+    std::fprintf(opt.csv || f.study ? stderr : stdout, "%s\n", without_cub.c_str());
   return run_variants(spec, opt, f, dev);
 }

@@ -9,4 +9,5 @@ Entry point: scripts/wb.py (summary, profile, sweep, scaling, info). The modules
   mdfilter  Doxygen's filter for the Markdown pages (labels, links, coloured diffs)
   linediff  unified diffs exactly as GNU diff writes them, for the pages' diffs
   figures   one figure per kernel pattern (docs/figures), drawn as SVG text
+  files     the workbook's files as the tree holds them (what a copy of it takes; no git)
 """

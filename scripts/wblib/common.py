@@ -2,6 +2,7 @@
 about themselves (--info, --list-variants), CSV reading, number formats and page blocks."""
 
 import csv
+import fnmatch
 import json
 import os
 import re
@@ -81,6 +82,54 @@ def find_binary(cid, bin_dir=None, root=ROOT):
             if os.path.isfile(p) and os.access(p, os.X_OK):
                 return p
     return None
+
+
+# ---- the tree ------------------------------------------------------------------------------
+
+def ignore_rules(root=ROOT):
+    """root/.gitignore as (pattern, anchored, directories only) rules: the subset of git's syntax
+    the workbook uses (a leading / anchors a pattern to the root, a trailing / matches directories
+    only, *, ? and [...] as fnmatch reads them; a pattern with another / is anchored, as git
+    does). ValueError names a line outside that subset; no .gitignore: no rule."""
+    path = os.path.join(root, ".gitignore")
+    if not os.path.isfile(path):
+        return []
+    rules = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            p = line.strip()
+            if not p or p.startswith("#"):
+                continue
+            if p.startswith("!") or "**" in p or "\\" in p:
+                raise ValueError(f"{path}:{n}: '{p}' is beyond what wblib.common.tree_files reads (no !, ** or \\)")
+            dirs_only = p.endswith("/")
+            p = p.rstrip("/")
+            anchored = "/" in p
+            rules.append((p.lstrip("/"), anchored, dirs_only))
+    return rules
+
+
+def tree_files(root=ROOT):
+    """The workbook's files under root, as sorted relative paths with / between their parts:
+    everything but .git and what .gitignore ignores (the builds, the programs copied to the root,
+    unpacked wheels, __pycache__). Taken from the tree, not from git, so that a source archive
+    lists the same files as a checkout; a file that is not ignored is listed, tracked or not."""
+    rules = ignore_rules(root)
+
+    def ignored(rel, is_dir):
+        name = rel.rsplit("/", 1)[-1]
+        if name == ".git":
+            return True
+        return any(fnmatch.fnmatchcase(rel if anchored else name, p) for p, anchored, dirs_only in rules
+                   if is_dir or not dirs_only)
+
+    found = []
+    for d, dirs, files in os.walk(root):
+        base = os.path.relpath(d, root).replace(os.sep, "/")
+        base = "" if base == "." else base + "/"
+        dirs[:] = [x for x in dirs if not ignored(base + x, True)]
+        found += [base + x for x in files if not ignored(base + x, False)]
+    return sorted(found)
 
 
 def program_info(binary):

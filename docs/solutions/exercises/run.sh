@@ -20,7 +20,9 @@
 # (default: none) have passed since the script began, so that a lease of fixed length returns a log.
 #
 # --list prints the table. --check needs no GPU: it checks that every patch applies to the
-# repository as it is (git apply --check) and that patches and table name the same exercises.
+# repository as it is (git apply --check, or patch --dry-run where git is missing or GIT names
+# none) and that patches and table name the same exercises. A checkout is not needed: the work
+# folder gets the files the tree holds (python3 scripts/wb.py files), as in a source archive.
 # --build-only stops after the builds. --keep leaves the work folder (default: removed).
 # Exit status: 0 when every build succeeded and every command ran (a command's own failure,
 # such as a FAIL the exercise expects, is recorded, not fatal); 1 when a build failed; 2 on
@@ -118,6 +120,22 @@ usage() {
   exit 2
 }
 
+# apply_patch DIR PATCH [--check]: apply PATCH in DIR (--check: only say whether it applies)
+# with git where it is installed (GIT names it, default git), else with patch, as strictly (no
+# fuzz). git looks for no repository above DIR, so that a tree unpacked inside another
+# repository is patched as itself.
+git_cmd=${GIT:-git}
+apply_patch() {
+  if command -v "$git_cmd" >/dev/null 2>&1; then
+    (cd "$1" && GIT_CEILING_DIRECTORIES=$(dirname "$1") "$git_cmd" apply ${3:+--check} "$2")
+  elif command -v patch >/dev/null 2>&1; then
+    (cd "$1" && patch -p1 --forward --batch --fuzz=0 --quiet ${3:+--dry-run} <"$2")
+  else
+    echo "run.sh: neither git nor patch is installed: cannot apply $2" >&2
+    return 1
+  fi
+}
+
 only="" log="exercises.log" work="" jobs="" arch=90 limit=240 deadline=0 build_only=0 keep=0 mode=run
 while [ $# -gt 0 ]; do
   case $1 in
@@ -172,7 +190,7 @@ if [ $mode = check ]; then
     [ -e "$p" ] || continue
     id=$(basename "$p" .patch)
     case " ${ids[*]} " in *" $id "*) ;; *) echo "run.sh: $id.patch is not in the table"; bad=1 ;; esac
-    if ! (cd "$root" && git apply --check "$p") 2>&1; then
+    if ! apply_patch "$root" "$p" --check 2>&1; then
       echo "run.sh: $id.patch does not apply to $root"
       bad=1
     fi
@@ -182,7 +200,7 @@ if [ $mode = check ]; then
   if [ -n "$first" ]; then
     broken=$(mktemp "${TMPDIR:-/tmp}/wb-broken.XXXXXX")
     awk '!done && /^-[^-]/ { print "-this line is in no chapter"; done = 1; next } { print }' "$first" >"$broken"
-    if (cd "$root" && git apply --check "$broken") >/dev/null 2>&1; then
+    if apply_patch "$root" "$broken" --check >/dev/null 2>&1; then
       echo "run.sh: the check accepted a broken copy of $(basename "$first"): it cannot be trusted"
       bad=1
     fi
@@ -226,23 +244,12 @@ work=$(cd "$work" && pwd)
 case $log in /*) ;; *) log="$PWD/$log" ;; esac
 echo "run.sh: work folder $work; log $log"
 
-# The repository's files without its builds, programs and git data.
+# The workbook's files as the tree holds them, without its builds, programs and git data
+# (scripts/wb.py files: what .gitignore leaves, in a checkout or a source archive alike).
 copy_repo() {
   mkdir -p "$1"
-  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$root" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -cf - --no-recursion 2>/dev/null) |
-      tar -C "$1" -xf -
-  else
-    tar -C "$root" --exclude='./build*' --exclude='./.git' --exclude='./chapter[0-9][0-9]' -cf - . | tar -C "$1" -xf -
-  fi
-}
-
-apply_patch() {
-  if command -v git >/dev/null 2>&1; then
-    (cd "$1" && git apply "$2")
-  else
-    (cd "$1" && patch -p1 --forward --quiet <"$2")
-  fi
+  python3 "$root/scripts/wb.py" files -0 >"$work/files" || { echo "run.sh: cannot list the workbook's files" >&2; exit 1; }
+  (cd "$root" && tar --null -T "$work/files" -cf -) | tar -C "$1" -xf -
 }
 
 # The chapter a patch changes: chapters/NN-slug/... -> NN.
