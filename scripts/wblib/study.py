@@ -159,7 +159,7 @@ def page_table(rows, name):
     cell = {(r["kernel"], r["input"]): r for r in rows if int(r["n"]) == largest[r["kernel"]]}
     inputs = [i for i in INPUTS if any(k[1] == i for k in cell)]
     out = [f"Each sum at the largest N it was run at: {rows[0]['runs']} runs per input, spread {rows[0]['spread']}; "
-           f"the largest error in ulps of the exactly rounded sum and the number of distinct results "
+           f"the largest error in ulps of the correctly rounded sum and the number of distinct results "
            f"([{name}](../../docs/results/{name})).", ""]
     out.append("| kernel | N | " + " | ".join(f"{i}: ulps | results" for i in inputs) + " |")
     out.append("| --- | ---: |" + " ---: | ---: |" * len(inputs))
