@@ -243,6 +243,66 @@ class StudyTest(unittest.TestCase):
         status, _ = self.render("chapter,kernel,n\n19,float_atomic,1024\n")
         self.assertEqual(status, 2)
 
+    @staticmethod
+    def clipped(svg):
+        """The texts of an SVG whose glyphs reach below its height (a baseline less than 3 px,
+        12 px Helvetica's descent, above the bottom edge)."""
+        height = float(re.search(r'<svg [^>]*height="([0-9.]+)"', svg).group(1))
+        return [m.group(2) for m in re.finditer(r'<text [^>]*y="([0-9.]+)"[^>]*>([^<]*)</text>', svg)
+                if float(m.group(1)) + 3 > height]
+
+    def test_every_legend_line_inside_the_chart(self):
+        from wblib import study
+        # Every line the chart draws, so that the legend takes all its rows.
+        lines = [self.HEADER]
+        for n in (1024, 16384):
+            for kernel, *_ in study.LINES:
+                lines.append(f"19,{kernel},{n},positive,8,200,2,0x1,0x1,1.5,1e-7,PASS\n")
+        status, svg = self.render("".join(lines))
+        self.assertEqual(status, 0)
+        self.assertIn(">0.5 ulp: correctly rounded</text>", svg)
+        self.assertEqual(self.clipped(svg), [])
+        # Negative control: the same chart cut to its old fixed height loses its last legend line.
+        cut = re.sub(r'(<svg [^>]*)height="[0-9]+"', r'\1height="446"', svg)
+        self.assertEqual(self.clipped(cut), ["0.5 ulp: correctly rounded"])
+        # Fewer keys, fewer legend rows: the chart is shorter, and still nothing is cut.
+        _, small = self.render(self.rows(8.5))
+        self.assertEqual(self.clipped(small), [])
+        self.assertLess(float(re.search(r'height="([0-9]+)"', small).group(1)),
+                        float(re.search(r'height="([0-9]+)"', svg).group(1)))
+
+    def test_page_table_from_the_csv(self):
+        from wblib import study
+        text = (self.HEADER + "19,float_atomic,1024,positive,8,200,3,0x1,0x1,0.9263,1e-7,PASS\n"
+                "19,float_atomic,16384,positive,8,200,5,0x1,0x1,1.577,1e-7,PASS\n"
+                "19,float_atomic,16384,cancel,8,200,1,0x1,0x1,2.604e+06,1e-12,PASS\n"
+                "19,cub_sum_gpu_to_gpu,16384,cancel,8,200,1,0x1,0x1,4.403e+41,1e+23,FAIL\n"
+                "19,float_scan_single_pass,1024,positive,8,200,200,0x1,0x1,2.999,1e-7,PASS\n")
+        page_text = "# Chapter 19\n\n<!-- study:begin gpu-chapter19-study.csv -->\nold\n<!-- study:end -->\n\nend\n"
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "docs", "results"))
+            os.makedirs(os.path.join(d, "chapters", "19-float-sum"))
+            csv_path = os.path.join(d, "docs", "results", "gpu-chapter19-study.csv")
+            page = os.path.join(d, "chapters", "19-float-sum", "README.md")
+            write(csv_path, text)
+            write(page, page_text)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(study.main(["render", csv_path]), 0)
+            got = open(page, encoding="utf-8").read()
+            # Negative control: another CSV's marker is not this one's, and the page stays as it was.
+            write(page, page_text.replace("gpu-chapter19-study", "other-chapter19-study"))
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(study.main(["render", csv_path]), 0)
+            self.assertNotIn("| float_atomic |", open(page, encoding="utf-8").read())
+        self.assertNotIn("\nold\n", got)
+        self.assertTrue(got.endswith("<!-- study:end -->\n\nend\n"))
+        # Each sum at its largest N, the numbers as the CSV spells them, a failure named.
+        self.assertIn("| float_atomic | 2^14 | 1.577 | 5 | 2.604e+06 | 1 |", got)
+        self.assertIn("| cub_sum_gpu_to_gpu | 2^14 |  |  | 4.403e+41 FAIL | 1 |", got)
+        self.assertIn("| float_scan_single_pass | 2^10 | 2.999 | 200 |  |  |", got)
+        self.assertNotIn("0.9263", got)
+        self.assertIn("| kernel | N | positive: ulps | results | cancel: ulps | results |", got)
+
 
 class ScalingTest(unittest.TestCase):
     """scripts/wblib/scaling.py: the GPUs and device come from chapter 18's --info, not its notes."""

@@ -7,11 +7,17 @@ CSV is what `./chapter19 --study --csv` prints (chapter,kernel,n,input,spread,ru
 bits,exact_bits,ulps_max,rel_err_max,verified), kept as docs/results/<gpu>-chapter19-study.csv.
 For each CSV it writes <CSV without .csv>.svg beside it: two panels over log2 N for one input
 (the positive one, the chapter's default), the largest error in ulps of the exactly rounded sum
-(log scale) and the distinct bit patterns over the runs. No GPU needed.
+(log scale) and the distinct bit patterns over the runs, the legend under them, the chart as tall
+as the legend needs. When the CSV lies in docs/results/ of a tree whose chapter 19 page has the
+marker lines `<!-- study:begin <CSV's file name> -->` and `<!-- study:end -->`, it also writes
+between them the table of every sum and input at the largest N each sum was run at, the numbers
+as the CSV gives them. No GPU needed.
 Exit: 0 written; 2 bad usage or a CSV that is not a study."""
 
 import csv
+import glob
 import math
+import os
 import sys
 
 from . import common
@@ -34,9 +40,15 @@ LINES = (
     ("float_scan_single_pass", "scan, chapter 17's order", "#e377c2", False),
 )
 INPUT = "positive"
+# The inputs of the page's table, in its column order.
+INPUTS = ("positive", "mixed", "cancel")
 # The reference line of the error panel: (legend label, colour, dash pattern).
 HALF_ULP = ("0.5 ulp: correctly rounded", "#999999", "2 3")
 ULPS_FLOOR = 0.1  # errors below this are drawn on it: every result within 0.5 ulp is as close as a float gets
+# The legend: rows of LEGEND_COLUMNS keys, LEGEND_ROW pixels apart, the first baseline LEGEND_TOP
+# under the panels; the chart ends LEGEND_BOTTOM pixels under the last baseline, room for the
+# descenders of its text (12 px Helvetica reaches about 3 px below the baseline).
+LEGEND_COLUMNS, LEGEND_ROW, LEGEND_TOP, LEGEND_BOTTOM = 3, 18, 56, 14
 
 
 def read(path):
@@ -60,11 +72,15 @@ def chart(rows, title):
     lines = [ln for ln in LINES if ln[0] in series]
     xs = sorted({p[0] for pts in series.values() for p in pts})
     x_lo, x_hi = xs[0], xs[-1]
-    width, height = 920, 446
+    # The legend's keys decide the chart's height: every row of them fits above its bottom edge.
+    keys = [(label, colour, "2", "6 4" if dashed else None) for _, label, colour, dashed in lines]
+    keys.append((HALF_ULP[0], HALF_ULP[1], "1", HALF_ULP[2]))
+    top, bottom = 70, 336
+    legend_rows = (len(keys) + LEGEND_COLUMNS - 1) // LEGEND_COLUMNS
+    width, height = 920, bottom + LEGEND_TOP + (legend_rows - 1) * LEGEND_ROW + LEGEND_BOTTOM
     s = titled(width, height, common.xml(title),
                common.xml(f"{INPUT} inputs, spread {spread}, {runs} runs per point (the scan up to 2^22); left: the largest "
                           f"error in ulps of the exact sum (below 0.1 drawn at 0.1), right: distinct results"))
-    top, bottom = 70, height - 110
     panels = ((70, 420), (500, 850))
 
     def px(panel, x):
@@ -121,15 +137,51 @@ def chart(rows, title):
         s.add(el("polyline", (("points", err),) + style))
         s.add(el("polyline", (("points", pat),) + style))
     # The legend, in rows of three under the panels.
-    keys = [(label, colour, "2", "6 4" if dashed else None) for _, label, colour, dashed in lines]
-    keys.append((HALF_ULP[0], HALF_ULP[1], "1", HALF_ULP[2]))
     for i, (label, colour, stroke, dash) in enumerate(keys):
-        x = 70 + (i % 3) * 260
-        y = bottom + 56 + (i // 3) * 18
+        x = 70 + (i % LEGEND_COLUMNS) * 260
+        y = bottom + LEGEND_TOP + (i // LEGEND_COLUMNS) * LEGEND_ROW
         s.add(el("line", (("x1", whole(x)), ("y1", whole(y - 4)), ("x2", whole(x + 24)), ("y2", whole(y - 4)),
                           ("stroke", colour), ("stroke-width", stroke), ("stroke-dasharray", dash))),
               el("text", (("x", whole(x + 30)), ("y", whole(y)), ("fill", "#222222")), common.xml(label)))
     return s.text()
+
+
+def page_table(rows, name):
+    """The page's table as Markdown (ending in a newline): a row per sum, in the CSV's order, at
+    the largest N it was run at; for each input its largest error in ulps of the exactly rounded
+    sum and its distinct results, as the CSV gives them ("FAIL" beside a result outside its
+    bound). `name`: the CSV's file name, which the lead line names."""
+    kernels, largest = [], {}
+    for r in rows:
+        if r["kernel"] not in largest:
+            kernels.append(r["kernel"])
+        largest[r["kernel"]] = max(largest.get(r["kernel"], 0), int(r["n"]))
+    cell = {(r["kernel"], r["input"]): r for r in rows if int(r["n"]) == largest[r["kernel"]]}
+    inputs = [i for i in INPUTS if any(k[1] == i for k in cell)]
+    out = [f"Each sum at the largest N it was run at: {rows[0]['runs']} runs per input, spread {rows[0]['spread']}; "
+           f"the largest error in ulps of the correctly rounded sum and the number of distinct results "
+           f"([{name}](../../docs/results/{name})).", ""]
+    out.append("| kernel | N | " + " | ".join(f"{i}: ulps | results" for i in inputs) + " |")
+    out.append("| --- | ---: |" + " ---: | ---: |" * len(inputs))
+    for k in kernels:
+        cells = []
+        for i in inputs:
+            r = cell.get((k, i))
+            if r is None:
+                cells += ["", ""]
+            else:
+                cells += [r["ulps_max"] + ("" if r["verified"] == "PASS" else f" {r['verified']}"), r["patterns"]]
+        out.append(f"| {k} | {common.pow2(largest[k])} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def chapter19_page(csv_path):
+    """Chapter 19's page in the tree whose docs/results/ holds csv_path, or None."""
+    results = os.path.dirname(os.path.abspath(csv_path))
+    if os.path.basename(results) != "results" or os.path.basename(os.path.dirname(results)) != "docs":
+        return None
+    pages = glob.glob(os.path.join(os.path.dirname(os.path.dirname(results)), "chapters", "19-*", "README.md"))
+    return pages[0] if len(pages) == 1 else None
 
 
 def main(argv):
@@ -147,4 +199,9 @@ def main(argv):
         with open(out, "w", encoding="utf-8", newline="\n") as f:
             f.write(chart(rows, title))
         print(f"study: wrote {out}")
+        page = chapter19_page(path)
+        name = os.path.basename(path)
+        if page and common.splice(page, f"<!-- study:begin {name} -->", "<!-- study:end -->",
+                                  page_table(rows, name)) == 0:
+            print(f"study: wrote the table of {name} in {page}")
     return 0
