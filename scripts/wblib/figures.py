@@ -1707,8 +1707,8 @@ def chapter20():
     f.text(600, y + 18, "each written once per launch", size=12, fill=MUTED)
     y = f.lines(20, y + 54, [
         "Chapter 17 packs a flag and a 4-byte value in one 64-bit word, written and read in one access. An",
-        "8-byte value and its flag take more than 64 bits, and the PTX memory model makes a 16-byte access",
-        "accesses to its halves in no set order; so the value goes first, the flag after it with release, and",
+        "8-byte value and its flag take more than 64 bits, and in the PTX memory model a 16-byte access is",
+        "two accesses to its halves in no set order; so the value goes first, then the flag with release, and",
         "a reader reads the flag with acquire before it reads the value. No slot is rewritten in a launch."])
     f.grow_to(y)
     return f
