@@ -1645,13 +1645,11 @@ def order_row(f, x0, y, owners, fills, cw=44):
 
 def chapter20():
     f = Figure("chapter20-two-orders.svg", "Chapter 20: the same reduction in two orders",
-               "Sixteen maps m0 to m15 in memory. Chapter 11's order: thread t takes vectors t and t + 4 of "
-               "two elements each, so thread 0 combines m0, m1, m8, m9 and the threads then meet in order: m8 "
-               "comes before m2. The input's order: a warp loads the run, each lane takes four consecutive "
-               "elements through shared memory, and lanes meet in lane order: m0 to m15. A sum, a maximum or "
-               "an argmax gives the same result both ways; maps x to a x + b do not commute, and only the "
-               "second order composes them right. The scan publishes an 8-byte value in a slot before its "
-               "flag, with a release store, and reads it after an acquire load of the flag.", 0,
+               "Sixteen maps m0 to m15 in memory. In chapter 11's order thread t takes vectors t and t + 4, so "
+               "thread 0 combines m0, m1, m8, m9: m8 before m2. In the input's order each lane takes four "
+               "consecutive maps and the lanes meet in order. A sum, maximum or argmax gives one result both "
+               "ways; maps do not commute, so only the second order is right. The scan writes an 8-byte value "
+               "into a slot, then releases its flag; a reader acquires the flag, then reads the slot.", 0,
                "drawn with 16 elements, 4 threads or lanes, vectors of 2; the program's are 256 threads, "
                "16-byte vectors, lanes of 64 bytes")
     x0, cw = 40, 44
@@ -1707,8 +1705,8 @@ def chapter20():
     f.text(600, y + 18, "each written once per launch", size=12, fill=MUTED)
     y = f.lines(20, y + 54, [
         "Chapter 17 packs a flag and a 4-byte value in one 64-bit word, written and read in one access. An",
-        "8-byte value and its flag take more than 64 bits, and the PTX memory model makes a 16-byte access",
-        "accesses to its halves in no set order; so the value goes first, the flag after it with release, and",
+        "8-byte value and its flag take more than 64 bits, and in the PTX memory model a 16-byte access is",
+        "two accesses to its halves in no set order; so the value goes first, then the flag with release, and",
         "a reader reads the flag with acquire before it reads the value. No slot is rewritten in a launch."])
     f.grow_to(y)
     return f
