@@ -126,10 +126,12 @@ add_test(NAME stress_lookback_chapter22
 set_tests_properties(stress_lookback_chapter22 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
 
-# Every chapter page reads in one sitting (tests/page_check.py): at most 250 lines before the first
-# folded block (400 for chapters 17 and up), the chapter's figure before that fold, the diff and
-# the counters folded, no "Expected" outcome on a chapter page. Its self-test shows each rule
-# failing on a page made to break it.
+# Every chapter page reads in one sitting (tests/page_check.py): what a student reads open (outside
+# <details>) is at most 2,000 prose words (outside code and tables) and 120 lines of code; the page
+# opens with the lesson ("## The idea") and the chapter's figure; at most 250 lines before the first
+# folded block (400 for chapters 17 and up); the diff and the counters folded; no "Expected" outcome
+# on a chapter page. It prints each page's words, code lines and figures. Its self-test shows each
+# rule failing on a page made to break it.
 add_test(NAME docs_page_budget COMMAND python3 ${WB_TESTS}/page_check.py ${CMAKE_SOURCE_DIR})
 set_tests_properties(docs_page_budget PROPERTIES LABELS "host;docs")
 add_test(NAME docs_page_budget_self_test COMMAND python3 ${WB_TESTS}/page_check.py --self-test)
