@@ -129,6 +129,7 @@ def answer_key_sentences(markdown):
     """The sentences of the answer key that are long enough to be its own words (60 letters and
     digits or more), each as letters() of its first 80 characters' worth."""
     text = re.sub(r"```.*?```", " ", markdown, flags=re.S)      # code blocks
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)          # comments (a headline number's tag)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)    # links: their text
     text = "\n".join(line for line in text.splitlines() if not line.startswith("#"))  # headings
     text = text.replace("**", "")                                   # bold, which ends a label

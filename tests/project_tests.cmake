@@ -137,6 +137,16 @@ set_tests_properties(docs_page_budget PROPERTIES LABELS "host;docs")
 add_test(NAME docs_page_budget_self_test COMMAND python3 ${WB_TESTS}/page_check.py --self-test)
 set_tests_properties(docs_page_budget_self_test PROPERTIES LABELS "host;docs")
 
+# The headline numbers that the pages' prose quotes, each tagged where it stands with the CSV, kernel,
+# N and quantity it comes from (<!-- num CSV KERNEL N QUANTITY -->), equal what the CSV gives, computed
+# as scripts/summary.sh render computes its tables: `python3 scripts/wb.py numbers` writes them. Its
+# self-test shows a number changed by one digit failing and written back, and a tag naming an unknown
+# CSV, kernel or quantity, an ambiguous kernel or no number failing (tests/numbers_check.py).
+add_test(NAME docs_numbers_match_csvs COMMAND python3 ${WB_TESTS}/numbers_check.py)
+set_tests_properties(docs_numbers_match_csvs PROPERTIES LABELS "host;docs")
+add_test(NAME docs_numbers_self_test COMMAND python3 ${WB_TESTS}/numbers_check.py --self-test)
+set_tests_properties(docs_numbers_self_test PROPERTIES LABELS "host;docs" TIMEOUT 300)
+
 # Code copied between chapters on purpose (warp and block sums, tile load and store, launchers,
 # chapter 18's copies of chapters 11 and 17) is equal, or differs only where the table in
 # tests/copies_check.py says, for the reason the chapter gives; known drifts are warnings that fail

@@ -9,4 +9,5 @@ Entry point: scripts/wb.py (summary, profile, sweep, scaling, info). The modules
   mdfilter  Doxygen's filter for the Markdown pages (labels, links, coloured diffs)
   linediff  unified diffs exactly as GNU diff writes them, for the pages' diffs
   figures   one figure per kernel pattern (docs/figures), drawn as SVG text
+  numbers   the headline numbers tagged in the pages' prose, written and checked from the CSVs
 """

@@ -18,6 +18,8 @@ Links to addresses (http:, https:, mailto:) and to anchors in the same page stay
   - a ```diff block (the diff from the previous chapter): Doxygen shows fenced code in one colour,
     so the block becomes the HTML of a code fragment whose lines are marked added, removed, hunk
     header or file header, which docs/diff.css colours as GitHub does (diff_html).
+  - a headline number's tag (<!-- num CSV KERNEL N QUANTITY -->, scripts/wblib/numbers.py) is
+    taken out, outside code, so that the site shows the number alone, as GitHub does;
 Unless WB_DOCS_SOLUTIONS=1 (the instructor's build, make docs SOLUTIONS=1; docs/build.sh), a link
 to the solutions page becomes its plain text, since the student's site leaves that page out. PAGE is read relative to the current
 directory, the repository's root when Doxygen runs it."""
@@ -25,6 +27,8 @@ directory, the repository's root when Doxygen runs it."""
 import os
 import re
 import sys
+
+from . import numbers
 
 SCRIPT = "mdfilter"
 USAGE = "usage: python3 scripts/wb.py mdfilter PAGE"
@@ -186,7 +190,7 @@ def filtered(page, lines, solutions=True):
         elif FOLD.match(line):
             out.append(fold_html(line))
         else:
-            out.append(rewrite_links(page, line, solutions))
+            out.append(rewrite_links(page, numbers.strip(line), solutions))
     if diff is not None:
         # A block never closed stays as it was: Doxygen shows the rest of the page as code.
         out += ["```diff"] + diff
