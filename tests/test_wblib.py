@@ -784,6 +784,25 @@ class MdFilterDiffTest(unittest.TestCase):
         self.assertEqual(mdfilter.filtered("docs/pages/p.md", ["```diff", "+x"]), ["```diff", "+x"])
 
 
+class MdFilterGlossaryTest(unittest.TestCase):
+    """mdfilter: the glossary's headings get GitHub's anchors as labels, and a link to one of them
+    from another page reaches it in the site."""
+
+    def test_glossary_anchors_and_links(self):
+        from wblib import mdfilter
+        self.assertEqual(mdfilter.github_anchor("Bulk copy (TMA)"), "bulk-copy-tma")
+        self.assertEqual(mdfilter.github_anchor("Aggregate and inclusive prefix"), "aggregate-and-inclusive-prefix")
+        page = ["# Glossary", "", "## Look-back", "```", "## not a heading", "```", "See [carry](#carry)."]
+        out = mdfilter.filtered("docs/pages/glossary.md", page)
+        self.assertEqual(out[:5], ["# Glossary {#glossary}", "", "## Look-back {#look-back}", "```", "## not a heading"])
+        self.assertEqual(out[-1], "See [carry](#carry).")
+        link = mdfilter.filtered("chapters/17-x/README.md", ["[ulp](../../docs/pages/glossary.md#ulp) and [it](../../docs/pages/glossary.md)"])
+        self.assertEqual(link, ["[ulp](@ref ulp) and [it](@ref glossary)"])
+        # Negative control: another page's headings get no label, and its anchors are dropped as before.
+        self.assertEqual(mdfilter.filtered("docs/pages/course.md", ["## Look-back"]), ["## Look-back"])
+        self.assertEqual(mdfilter.filtered("README.md", ["[c](docs/pages/course.md#x)"]), ["[c](@ref course)"])
+
+
 class PagesTest(unittest.TestCase):
     """pages: navigation and the diff between two chapters' programs, and --check."""
 

@@ -7,7 +7,10 @@ The pages are written for GitHub: plain Markdown whose links are paths relative 
 This prints PAGE as Doxygen needs it, changing only
   - the title: a label is added, {#chapterNN} for chapters/NN-slug/README.md and {#NAME} for
     docs/pages/NAME.md or docs/results/NAME.md ('-' becomes '_'), so that pages link by name;
-  - links, outside fenced code: to a page (.md) -> [text](@ref label) (README.md is the main page,
+  - the "## " headings of the pages in ANCHORED (the glossary): a label, the anchor GitHub gives
+    the heading ({#look-back}), so that the site has the same anchors;
+  - links, outside fenced code: to a page (.md) -> [text](@ref label), to an anchor of a page in
+    ANCHORED -> [text](@ref anchor) (README.md is the main page,
     `index`); to a program or header under chapters/ or common/ -> its source page in the site;
     to an image under docs/results/ -> its file name (IMAGE_PATH); to any other file in the
     repository -> repo/PATH, a copy that docs/build.sh places beside the site's pages.
@@ -43,6 +46,17 @@ FOLD = re.compile(r"[ \t]*(<details( open)?>|<summary>.*</summary>|</details>)[ 
 # which start its commands (\endhtmlonly would end the block).
 ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\\": "&#92;",
            "@": "&#64;"}
+
+
+# Pages whose "## " headings are labelled with the anchor GitHub gives them ({#look-back} for
+# "## Look-back"), so that a link to PAGE.md#anchor reaches the same heading in the site.
+ANCHORED = ("docs/pages/glossary.md",)
+
+
+def github_anchor(heading):
+    """The anchor GitHub gives a heading: lower case, punctuation other than - and _ dropped,
+    spaces as hyphens ("Bulk copy (TMA)" -> "bulk-copy-tma")."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def label(path):
@@ -95,6 +109,8 @@ def rewrite(page, target, is_image):
     if path.endswith("/") or "." not in path and os.path.isdir(path):
         path = path.rstrip("/") + "/README.md"
     name = label(path)
+    if anchor and path in ANCHORED:
+        return "@ref " + anchor[1:]
     if name:
         return "@ref " + name
     if re.fullmatch(r"(chapters|common)/.*\.(cu|cuh|h)", path):
@@ -189,6 +205,8 @@ def filtered(page, lines, solutions=True):
             out.append(line)
         elif FOLD.match(line):
             out.append(fold_html(line))
+        elif page in ANCHORED and line.startswith("## ") and not re.search(r"\{#[\w-]+\}[ \t]*\Z", line):
+            out.append(f"{line} {{#{github_anchor(line[3:])}}}")
         else:
             out.append(rewrite_links(page, numbers.strip(line), solutions))
     if diff is not None:
