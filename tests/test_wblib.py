@@ -786,7 +786,7 @@ class MdFilterDiffTest(unittest.TestCase):
 
 class MdFilterGlossaryTest(unittest.TestCase):
     """mdfilter: the glossary's headings get GitHub's anchors as labels, and a link to one of them
-    from another page reaches it in the site."""
+    from another page reaches it in the site; a headline number's tag is taken out of the prose."""
 
     def test_glossary_anchors_and_links(self):
         from wblib import mdfilter
@@ -801,6 +801,12 @@ class MdFilterGlossaryTest(unittest.TestCase):
         # Negative control: another page's headings get no label, and its anchors are dropped as before.
         self.assertEqual(mdfilter.filtered("docs/pages/course.md", ["## Look-back"]), ["## Look-back"])
         self.assertEqual(mdfilter.filtered("README.md", ["[c](docs/pages/course.md#x)"]), ["[c](@ref course)"])
+
+    def test_number_tags_are_taken_out_of_prose_only(self):
+        from wblib import mdfilter
+        tag = "<!-- num h200 read_sum_int4 2^30 gbps -->"
+        out = mdfilter.filtered("docs/pages/p.md", [f"at {tag}4468.2 GB/s, `{tag}1.0`", "```", f"{tag}1", "```"])
+        self.assertEqual(out, [f"at 4468.2 GB/s, `{tag}1.0`", "```", f"{tag}1", "```"])
 
 
 class PagesTest(unittest.TestCase):
