@@ -9,10 +9,11 @@ This prints PAGE as Doxygen needs it, changing only
     docs/pages/NAME.md or docs/results/NAME.md ('-' becomes '_'), so that pages link by name;
   - the "## " headings of the pages in ANCHORED (the glossary): a label, the anchor GitHub gives
     the heading ({#look-back}), so that the site has the same anchors;
-  - links, outside fenced code: to a page (.md) -> [text](@ref label), to an anchor of a page in
-    ANCHORED -> [text](@ref anchor) (README.md is the main page,
-    `index`); to a program or header under chapters/ or common/ -> its source page in the site;
-    to an image under docs/results/ -> its file name (IMAGE_PATH); to any other file in the
+  - links, outside fenced code: to a page (.md) -> [text](@ref label) (README.md is the main
+    page, `index`), to an anchor of a page in ANCHORED -> [text](@ref anchor); to a program or
+    header under chapters/ or common/ -> its source page in the site; to an image under
+    docs/results/ or docs/figures/ -> its file name (IMAGE_PATH), with the SVG's <title> as its
+    text, which the site shows as the caption under it (svg_title); to any other file in the
     repository -> repo/PATH, a copy that docs/build.sh places beside the site's pages.
 Links to addresses (http:, https:, mailto:) and to anchors in the same page stay as they are.
   - a folded block's <details>, <summary>...</summary> and </details> lines: Doxygen 1.9 closes a
@@ -27,6 +28,7 @@ Unless WB_DOCS_SOLUTIONS=1 (the instructor's build, make docs SOLUTIONS=1; docs/
 to the solutions page becomes its plain text, since the student's site leaves that page out. PAGE is read relative to the current
 directory, the repository's root when Doxygen runs it."""
 
+import html
 import os
 import re
 import sys
@@ -118,8 +120,25 @@ def rewrite(page, target, is_image):
     return "repo/" + path + anchor
 
 
+def svg_title(path):
+    """The <title> of an SVG in the repository (a path from the root), as plain text fit for a
+    Markdown image's text; "" when the file is no SVG, is missing or has no title."""
+    if not path.endswith(".svg") or not os.path.isfile(path):
+        return ""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        m = re.search(r"<title>(.*?)</title>", f.read(), flags=re.S)
+    if not m:
+        return ""
+    text = html.unescape(" ".join(m.group(1).split()))
+    # Brackets would end the image's text; \ and @ start Doxygen's commands.
+    return text.replace("[", "(").replace("]", ")").replace("\\", "/").replace("@", " at ")
+
+
 def rewrite_links(page, line, solutions):
-    """A line of text with every [text](target) and ![alt](target) mapped for the site."""
+    """A line of text with every [text](target) and ![alt](target) mapped for the site. The site
+    prints an image's text as the caption under it, so an SVG's alt text (60-100 words, written
+    for a reader who cannot see the figure, and which GitHub does not show) gives way there to
+    the SVG's <title>, a short title; the alt text stays in the SVG as its <desc>."""
     out = []
     while True:
         m = LINK.search(line)
@@ -133,7 +152,12 @@ def rewrite_links(page, line, solutions):
                 re.fullmatch(r"docs/pages/solutions\.md(#.*)?", resolve(page, target)):
             out.append(before + link[1:split_at])
             continue
-        out.append(before + link[:split_at + 2] + rewrite(page, target, is_image) + ")")
+        text = link[:split_at + 2]
+        if is_image:
+            title = svg_title(resolve(page, target.split("#")[0]))
+            if title:
+                text = f"![{title}]("
+        out.append(before + text + rewrite(page, target, is_image) + ")")
     return "".join(out) + line
 
 
