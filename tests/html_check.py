@@ -16,14 +16,16 @@ Fails (exit 1, one line per problem) when
   - a figure's caption repeats an image's alt text from the Markdown pages (the site's caption is
     a short title, the SVG's <title>; the alt text, 60-100 words, is for a reader who cannot see
     the figure);
+  - two pages of the navigation tree (the sidebar, navtreedata.js) have the same title, so that a
+    reader cannot tell them apart;
   - an external link is malformed (no host, a space, or punctuation glued to its end, as when a
     colon after a bare address is taken into it);
   - with --student (the student's site, make docs): a page other than a chapter page shows an
     exercise's outcome, written "Expected: ..." as the answer key writes them (a chapter page's
     Markdown is held to that by tests/page_check.py, and its prediction may say what it expects),
     or any page shows a sentence of SOLUTIONS_MD (the answer key, for the instructor's site only).
-python3 html_check.py --self-test shows that the student checks and the caption check fail on
-pages that break them.
+python3 html_check.py --self-test shows that the student checks, the caption check and the
+sidebar check fail on pages that break them.
 Prints a count of what it checked. Standard library only.
 """
 import glob
@@ -199,6 +201,22 @@ def caption_problems(pages, alts):
     return problems
 
 
+def sidebar_pages(navtree_js):
+    """(title, file) of each page that the navigation tree lists at its top level, under the main
+    page (the main page's own sections, which point into index.html with an anchor, left out)."""
+    return [(title.replace('\\"', '"'), target) for title, target in
+            re.findall(r'^    \[ "((?:[^"\\]|\\.)*)", "([^"#]*)"', navtree_js, flags=re.M)]
+
+
+def sidebar_problems(entries):
+    """Titles that name more than one page of the sidebar."""
+    pages = {}
+    for title, target in entries:
+        pages.setdefault(title, []).append(target)
+    return [f"navtreedata.js: the sidebar names {len(t)} pages {title!r} ({', '.join(t)}): give each a title of its own"
+            for title, t in pages.items() if len(t) > 1]
+
+
 def self_test():
     """The student checks fail on a page that shows an outcome or the answer key, pass on a clean
     one; the caption check fails on a caption that is an image's alt text, passes a short title."""
@@ -229,7 +247,17 @@ def self_test():
         if got != want:
             print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
             failures += 1
-    print(f"html_check: self-test: {len(cases) + 2} cases, {failures} failure(s)")
+    tree = '[\n  [ "Workbook", "index.html", [\n    [ "Start here", "index.html#autotoc_md2", null ],\n' \
+           '    [ "H200: results of chapters 00 to 19", "h200.html", [\n' \
+           '      [ "Best kernel per chapter", "h200.html#autotoc_md9", null ]\n    ] ],\n' \
+           '    [ "{}", "h200_run_chapter20.html", null ]\n  ] ]\n];\n'
+    for label, title, want in (("sidebar titles unique", "H200: results of chapter 20's own run", 0),
+                               ("sidebar title repeated", "H200: results of chapters 00 to 19", 1)):
+        got = len(sidebar_problems(sidebar_pages(tree.format(title))))
+        if got != want:
+            print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
+            failures += 1
+    print(f"html_check: self-test: {len(cases) + 4} cases, {failures} failure(s)")
     return 1 if failures else 0
 
 
@@ -348,6 +376,10 @@ def main():
             m = RAW.search(text)
             if m:
                 problems.append(f"{name}: raw markup {m.group(0)!r} in the text: {text.strip()[:80]!r}")
+    navtree = os.path.join(root, "navtreedata.js")
+    if os.path.isfile(navtree):
+        with open(navtree, encoding="utf-8", errors="replace") as f:
+            problems += sidebar_problems(sidebar_pages(f.read()))
     # The navigation tree (navtreedata.js, navtreeindex*.js) names pages and anchors too.
     for name in sorted(os.listdir(root)):
         if not name.endswith(".js"):

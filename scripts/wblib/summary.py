@@ -646,12 +646,23 @@ def chapter_block(res, c, date, pagerel, open_block=True):
     return out
 
 
-def results_page(res, date, uprel, slugs):
-    """<gpu>.md: everything, for people browsing docs/results/ (links relative to it)."""
+def page_title(res, only=None):
+    """The title of a CSV's results page, which the site's sidebar lists beside the other GPUs'
+    and runs' pages, so that each says what it is: "H200: results of chapters 00 to 19", or, for
+    a chapter measured in a run of its own, "H200: results of chapter 20's own run"."""
+    what = f"chapter {only}'s own run" if only else f"chapters {res.chs[0]} to {res.chs[-1]}"
+    return f"{xml(common.gpu_short(res.device))}: results of {what}"
+
+
+def results_page(res, date, uprel, slugs, only=None):
+    """<gpu>.md: everything, for people browsing docs/results/ (links relative to it); `only`:
+    the chapter of a run of its own (render --chapter)."""
     dev, base, facts = xml(res.device), res.base, res.facts
     red, scan = facts.first("reduction"), facts.first("scan")
-    out = [f"# Results on the {dev}", "",
-           f"Measured on {date} at N = {pow2(res.main_n)} ({f0(res.main_n)} elements) by `scripts/summary.sh run`; "
+    alone = f" in a run of chapters {res.ceiling_ch} and {only} alone" if only else ""
+    out = [f"# {page_title(res, only)}", "",
+           f"Measured on the {dev} on {date} at N = {pow2(res.main_n)} ({f0(res.main_n)} elements) by "
+           f"`scripts/summary.sh run`{alone}; "
            f"every number below comes from [{base}.csv]({base}.csv)."]
     if res.read_ceil > 0 and res.copy_ceil > 0:
         out.append(f"Theoretical peak {f0(res.peak)} GB/s; ceilings measured by chapter {res.ceiling_ch} in the same run: "
@@ -950,9 +961,10 @@ def text_of(lines):
     return "\n".join(lines) + "\n"
 
 
-def render_one(csv_path, date, facts_for, slugs, first=True):
-    """Render one CSV (`first`: the first given, whose blocks stay open on the pages): write its
-    page and charts beside it; return its device's name and page blocks
+def render_one(csv_path, date, facts_for, slugs, first=True, only=None):
+    """Render one CSV (`first`: the first given, whose blocks stay open on the pages; `only`: the
+    chapter of a run of its own): write its page and charts beside it; return its device's name
+    and page blocks
     {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
     try:
         records = common.read_csv(csv_path, REQUIRED)
@@ -973,7 +985,7 @@ def render_one(csv_path, date, facts_for, slugs, first=True):
     rel, pagerel, uprel = common.result_paths(outdir)
     res = Results(rows, records, base, facts, common.steps_rules())
     with open(os.path.join(outdir, base + ".md"), "w", encoding="utf-8", newline="\n") as f:
-        f.write(text_of(results_page(res, date, uprel, slugs)))
+        f.write(text_of(results_page(res, date, uprel, slugs, only)))
     bar_chart(res, date).write(os.path.join(outdir, base + ".svg"))
     img = rel + "/" if rel else ""
     blocks = {"device": res.device, "page": f"{img}{base}.md", "chart": f"{img}{base}.svg",
@@ -1045,7 +1057,7 @@ def do_render(argv, bin_dir=None):
             say(f"{path}: no such file")
             return 2
         day = date or common.file_date(path)
-        got = render_one(path, day, facts_for, slugs, not blocks)
+        got = render_one(path, day, facts_for, slugs, not blocks, only)
         if got is None:
             return 1
         blocks.append(got)
