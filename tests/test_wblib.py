@@ -159,6 +159,42 @@ class SummaryRenderTest(unittest.TestCase):
         # Negative control: the two sizes are one in %g, the form that merged them.
         self.assertEqual("%g" % 4294967296, "%g" % 4294967303)
 
+    def test_a_chapters_own_run_charts_its_kernels(self):
+        """render --chapter NN (a run of chapter 00 and chapter NN alone): the chart shows one bar
+        per kernel of chapter NN, not a best-per-chapter chart of two bars; the page is titled for
+        the run."""
+        self.facts(FACTS)
+        rows = self.base_rows()[:3] + [row("11", "reduce_best", 1073741824, 1.0, 4300.0),
+                                       row("11", "reduce_other", 1073741824, 1.2, 3600.0),
+                                       row("11", "cub_device_reduce_sum", 1073741824, 1.1, 4100.0)]
+        write(os.path.join(self.root, "docs", "results", "g-run-chapter11.csv"), HEADER + "".join(rows))
+        out = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render", "--chapter",
+                              "11", "--date", "2026-01-02", "docs/results/g-run-chapter11.csv"],
+                             cwd=self.root, capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        made = sorted(os.listdir(os.path.join(self.root, "docs", "results")))
+        self.assertIn("g-run-chapter11-chapter11.svg", made)
+        self.assertNotIn("g-run-chapter11.svg", made)
+        self.assertNotIn("g-run-chapter11-chapter00.svg", made)
+        chart = self.read("docs", "results", "g-run-chapter11-chapter11.svg")
+        self.assertIn("<title>Chapter 11's kernels: NVIDIA H200, N = 2^30</title>", chart)
+        for kernel, said in (("reduce_best", "4300.0 (97.7% of read)"), ("reduce_other", "3600.0 (81.8% of read)"),
+                             ("cub_device_reduce_sum", "4100.0 (93.2% of read)")):
+            self.assertIn(f">{kernel}</text>", chart)
+            self.assertIn(f">{said}</text>", chart)
+        self.assertNotIn(">read_a</text>", chart)  # chapter 00's rows are the ceilings, not bars
+        page = self.read("docs", "results", "g-run-chapter11.md")
+        self.assertTrue(page.startswith("# H200: results of chapter 11's own run\n"))
+        self.assertIn("![GB/s of each kernel of chapter 11 on the NVIDIA H200](g-run-chapter11-chapter11.svg)", page)
+        self.assertIn("![GB/s of each kernel of chapter 11 on the NVIDIA H200, against the ceilings of the same run]",
+                      self.read("chapters", "11-best", "README.md"))
+        # Negative control: the same CSV rendered as a summary run charts the best kernel per chapter.
+        self.assertEqual(subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render",
+                                         "--date", "2026-01-02", "docs/results/g-run-chapter11.csv"],
+                                        cwd=self.root, capture_output=True).returncode, 0)
+        self.assertIn("Best GB/s per chapter", self.read("docs", "results", "g-run-chapter11-chapter11.svg"))
+        self.assertTrue(self.read("docs", "results", "g-run-chapter11.md").startswith("# H200: results of chapters 00 to 11\n"))
+
     def test_render_is_reproducible(self):
         self.facts(FACTS)
         self.render(self.base_rows())
