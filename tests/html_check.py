@@ -248,11 +248,11 @@ def self_test():
             print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
             failures += 1
     tree = '[\n  [ "Workbook", "index.html", [\n    [ "Start here", "index.html#autotoc_md2", null ],\n' \
-           '    [ "H200: results of chapters 00 to 19", "h200.html", [\n' \
+           '    [ "H200 results: chapters 00 to 19", "h200.html", [\n' \
            '      [ "Best kernel per chapter", "h200.html#autotoc_md9", null ]\n    ] ],\n' \
            '    [ "{}", "h200_run_chapter20.html", null ]\n  ] ]\n];\n'
-    for label, title, want in (("sidebar titles unique", "H200: results of chapter 20's own run", 0),
-                               ("sidebar title repeated", "H200: results of chapters 00 to 19", 1)):
+    for label, title, want in (("sidebar titles unique", "H200 results: chapter 20's own run", 0),
+                               ("sidebar title repeated", "H200 results: chapters 00 to 19", 1)):
         got = len(sidebar_problems(sidebar_pages(tree.format(title))))
         if got != want:
             print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")

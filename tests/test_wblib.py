@@ -184,7 +184,7 @@ class SummaryRenderTest(unittest.TestCase):
             self.assertIn(f">{said}</text>", chart)
         self.assertNotIn(">read_a</text>", chart)  # chapter 00's rows are the ceilings, not bars
         page = self.read("docs", "results", "g-run-chapter11.md")
-        self.assertTrue(page.startswith("# H200: results of chapter 11's own run\n"))
+        self.assertTrue(page.startswith("# H200 results: chapter 11's own run\n"))
         self.assertIn("![GB/s of each kernel of chapter 11 on the NVIDIA H200](g-run-chapter11-chapter11.svg)", page)
         self.assertIn("![GB/s of each kernel of chapter 11 on the NVIDIA H200, against the ceilings of the same run]",
                       self.read("chapters", "11-best", "README.md"))
@@ -193,7 +193,7 @@ class SummaryRenderTest(unittest.TestCase):
                                          "--date", "2026-01-02", "docs/results/g-run-chapter11.csv"],
                                         cwd=self.root, capture_output=True).returncode, 0)
         self.assertIn("Best GB/s per chapter", self.read("docs", "results", "g-run-chapter11-chapter11.svg"))
-        self.assertTrue(self.read("docs", "results", "g-run-chapter11.md").startswith("# H200: results of chapters 00 to 11\n"))
+        self.assertTrue(self.read("docs", "results", "g-run-chapter11.md").startswith("# H200 results: chapters 00 to 11\n"))
 
     def test_render_is_reproducible(self):
         self.facts(FACTS)

@@ -874,8 +874,8 @@ def cubs_of(cubs):
 
 def counters_page(c, base, dates, uprel, slugs):
     """The all-chapters page, <base>.md; dates: {chapter: the date it was measured}."""
-    # The title the site's sidebar lists beside the results pages: "H200: hardware counters".
-    title = f"{common.xml(common.gpu_short(c.device))}: hardware counters"
+    # The title the site's sidebar lists beside the results pages: "H200 hardware counters".
+    title = f"{common.xml(common.gpu_short(c.device))} hardware counters"
     link = {ch: chapter_link(ch, uprel, slugs) for ch in c.chapters}
     cubs = cubs_of(c.chapter_cubs())
     s = [f"# {title}\n\n",

@@ -654,10 +654,11 @@ def chapter_block(res, c, date, pagerel, open_block=True):
 
 def page_title(res, only=None):
     """The title of a CSV's results page, which the site's sidebar lists beside the other GPUs'
-    and runs' pages, so that each says what it is: "H200: results of chapters 00 to 19", or, for
-    a chapter measured in a run of its own, "H200: results of chapter 20's own run"."""
+    and runs' pages, so that each says what it is, the part that tells them apart early enough to
+    show in its narrow column: "H200 results: chapters 00 to 19", or, for a chapter measured in a
+    run of its own, "H200 results: chapter 20's own run"."""
     what = f"chapter {only}'s own run" if only else f"chapters {res.chs[0]} to {res.chs[-1]}"
-    return f"{xml(common.gpu_short(res.device))}: results of {what}"
+    return f"{xml(common.gpu_short(res.device))} results: {what}"
 
 
 def results_page(res, date, uprel, slugs, only=None):
