@@ -2,7 +2,8 @@
 
 # The pages as Markdown (no raw Doxygen command, no file outside the repository, pasted diff lines
 # still true), then the site: zero Doxygen warnings, and tests/html_check.py on the HTML (every link
-# and anchor resolves, no raw markup, each chapter page has its code, results and neighbours).
+# and anchor resolves, no raw markup, each chapter page has its code, results and neighbours, no
+# figure's caption repeats its alt text, no two pages of the sidebar share a title).
 # Skipped (exit 77) where doxygen or python3 is missing.
 add_test(NAME docs_site COMMAND sh ${WB_TESTS}/docs_check.sh ${CMAKE_BINARY_DIR}/docs-check)
 set_tests_properties(docs_site PROPERTIES LABELS docs SKIP_RETURN_CODE 77 TIMEOUT 600
