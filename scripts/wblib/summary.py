@@ -642,8 +642,7 @@ def chapter_block(res, c, date, pagerel, open_block=True):
     if said:
         out += [said, ""]
     if res.only == c:
-        out.append(f"![GB/s of each kernel of chapter {c} on the {dev}, against the ceilings of the same run]"
-                   f"({pagerel}{res.base}-chapter{c}.svg)")
+        out.append(f"![GB/s of each kernel of chapter {c} on the {dev}]({pagerel}{res.base}-chapter{c}.svg)")
     elif res.has_mark(c):
         out.append(f"![Best GB/s per chapter on the {dev}, chapter {c} marked]({pagerel}{res.base}-chapter{c}.svg)")
     else:
