@@ -12,7 +12,7 @@ import sys
 
 # The commands, each a module scripts/wblib/<name>.py with main(argv) -> exit status.
 COMMANDS = ("summary", "profile", "sweep", "scaling", "sanitize", "pages", "info", "mdfilter", "variants",
-            "figures", "study", "files")
+            "figures", "study", "files", "numbers")
 
 
 def main(argv):

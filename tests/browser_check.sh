@@ -1,7 +1,8 @@
 #!/bin/sh
 # browser_check.sh HTML_DIR -- open the site in a real browser (headless Chromium) and check what a
 # reader sees: the main page shows every section ("How to cite" among them) and no raw @section, and
-# a chapter page shows its figure (with alt text), its code, its results, its neighbours, and the
+# a chapter page shows its figure (captioned with the SVG's short title, not its 60-100-word alt
+# text), its code, its results, its neighbours, and the
 # evidence folded: the diff from the previous chapter, its lines marked for colour, in a closed
 # <details> block. Asserts on the DOM after the page's scripts ran. Exit 0 pass,
 # 1 fail, 77 when no Chromium is installed (apt-get install chromium).
@@ -45,7 +46,8 @@ expect chapter05.html 'its removed lines marked for colour' 'class="line diff-de
 expect chapter05.html 'the results table' 'median ms'
 expect chapter05.html 'links to chapters 04 and 06' 'href="chapter04.html.*href="chapter06.html'
 expect chapter05.html 'its figure' '<object type="image/svg\+xml" data="chapter05-[a-z0-9-]*\.svg"'
-expect chapter05.html "its figure's alt text as the caption" '<div class="caption">'
+expect chapter05.html "its figure's caption, the SVG's title" '^Chapter 05: sequential halving, the upper half onto the lower</div>'
+refuse chapter05.html "caption that repeats the figure's alt text" '^Sixteen values summed by folding'
 expect chapter05.html 'the evidence in folded blocks' '<details> ?<summary>'
 expect chapter05.html 'the diff inside a fold' '<details> ?<summary>The whole change from chapter 04</summary>'
 refuse chapter05.html 'a fold left open' '<details open'

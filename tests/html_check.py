@@ -13,15 +13,22 @@ Fails (exit 1, one line per problem) when
     first character says (diff-add for +, diff-del for -, diff-hunk for @@), or stylesheets that
     give added and removed lines no distinct backgrounds; or a chapter after the first has no diff
     and no note that its program is new;
+  - a figure's caption repeats an image's alt text from the Markdown pages (the site's caption is
+    a short title, the SVG's <title>; the alt text, 60-100 words, is for a reader who cannot see
+    the figure);
+  - two pages of the navigation tree (the sidebar, navtreedata.js) have the same title, so that a
+    reader cannot tell them apart;
   - an external link is malformed (no host, a space, or punctuation glued to its end, as when a
     colon after a bare address is taken into it);
   - with --student (the student's site, make docs): a page other than a chapter page shows an
     exercise's outcome, written "Expected: ..." as the answer key writes them (a chapter page's
     Markdown is held to that by tests/page_check.py, and its prediction may say what it expects),
     or any page shows a sentence of SOLUTIONS_MD (the answer key, for the instructor's site only).
-python3 html_check.py --self-test shows that the student checks fail on pages that break them.
+python3 html_check.py --self-test shows that the student checks, the caption check and the
+sidebar check fail on pages that break them.
 Prints a count of what it checked. Standard library only.
 """
+import glob
 import os
 import re
 import sys
@@ -50,6 +57,9 @@ class Page(HTMLParser):
         self.images = []
         self.stylesheets = []     # hrefs of <link rel="stylesheet">
         self.code_lines = []      # per code block (div.fragment): [(classes, text)] per div.line
+        self.captions = []        # the text of each figure's caption (div.caption)
+        self._caption = None      # the div.caption being read: its text pieces
+        self._caption_depth = 0
         self._fragment_depth = 0
         self._line = None         # the div.line being read: (classes, text pieces)
         self._line_depth = 0
@@ -75,6 +85,9 @@ class Page(HTMLParser):
         if tag == "div" and "line" in cls.split() and self._fragment_depth and self._line is None:
             self._line = (set(cls.split()), [])
             self._line_depth = len(self.stack) + 1
+        if tag == "div" and "caption" in cls.split() and self._caption is None:
+            self._caption = []
+            self._caption_depth = len(self.stack) + 1
         if tag == "div" and "contents" in cls.split():
             self.in_contents = len(self.stack) + 1
         if self.in_contents and tag == "a" and a.get("href"):
@@ -103,8 +116,13 @@ class Page(HTMLParser):
             self._line = None
         if self._fragment_depth and len(self.stack) < self._fragment_depth:
             self._fragment_depth = 0
+        if self._caption is not None and len(self.stack) < self._caption_depth:
+            self.captions.append("".join(self._caption))
+            self._caption = None
 
     def handle_data(self, data):
+        if self._caption is not None:
+            self._caption.append(data)
         if self._line is not None:
             self._line[1].append(data)
         if data.strip():
@@ -129,6 +147,7 @@ def answer_key_sentences(markdown):
     """The sentences of the answer key that are long enough to be its own words (60 letters and
     digits or more), each as letters() of its first 80 characters' worth."""
     text = re.sub(r"```.*?```", " ", markdown, flags=re.S)      # code blocks
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)          # comments (a headline number's tag)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)    # links: their text
     text = "\n".join(line for line in text.splitlines() if not line.startswith("#"))  # headings
     text = text.replace("**", "")                                   # bold, which ends a label
@@ -158,8 +177,49 @@ def student_problems(pages, solutions_text):
     return problems
 
 
+def alt_texts(root):
+    """letters() of the alt text of every image in the repository's Markdown pages (README.md, the
+    chapter pages, docs/pages and docs/results), the words a caption must not repeat."""
+    pages = [os.path.join(root, "README.md")]
+    for pattern in (("chapters", "*", "README.md"), ("docs", "pages", "*.md"), ("docs", "results", "*.md")):
+        pages += glob.glob(os.path.join(root, *pattern))
+    found = set()
+    for page in pages:
+        with open(page, encoding="utf-8") as f:
+            found |= {letters(alt) for alt in re.findall(r"!\[([^\]]+)\]\(", f.read())}
+    return found
+
+
+def caption_problems(pages, alts):
+    """A caption under a figure that repeats an image's alt text, instead of a short title."""
+    problems = []
+    for name, p in pages.items():
+        for caption in p.captions:
+            if letters(caption) in alts:
+                problems.append(f"{name}: a figure's caption repeats its alt text instead of a short title: "
+                                f"{caption.strip()[:60]!r}...")
+    return problems
+
+
+def sidebar_pages(navtree_js):
+    """(title, file) of each page that the navigation tree lists at its top level, under the main
+    page (the main page's own sections, which point into index.html with an anchor, left out)."""
+    return [(title.replace('\\"', '"'), target) for title, target in
+            re.findall(r'^    \[ "((?:[^"\\]|\\.)*)", "([^"#]*)"', navtree_js, flags=re.M)]
+
+
+def sidebar_problems(entries):
+    """Titles that name more than one page of the sidebar."""
+    pages = {}
+    for title, target in entries:
+        pages.setdefault(title, []).append(target)
+    return [f"navtreedata.js: the sidebar names {len(t)} pages {title!r} ({', '.join(t)}): give each a title of its own"
+            for title, t in pages.items() if len(t) > 1]
+
+
 def self_test():
-    """The student checks fail on a page that shows an outcome or the answer key, pass on a clean one."""
+    """The student checks fail on a page that shows an outcome or the answer key, pass on a clean
+    one; the caption check fails on a caption that is an image's alt text, passes a short title."""
     key = ("**Exercise 1 (block sizes).** The rate stays near 160 GB/s at every block size, because one "
            "L2 slice applies the atomics one after another.")
     cases = {
@@ -176,7 +236,28 @@ def self_test():
         if (got > 0) != (want > 0):
             print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
             failures += 1
-    print(f"html_check: self-test: {len(cases)} cases, {failures} failure(s)")
+    alt = ("Sixteen values summed by folding: at each step threads 0 to stride - 1 add the value stride "
+           "slots above their own into it.")
+    figure = "<div class='image'><object data='f.svg'></object><div class='caption'>\n{}</div></div>"
+    for label, caption, want in (("caption is the title", "Chapter 05: sequential halving", 0),
+                                 ("caption is the alt text", alt, 1)):
+        page = Page()
+        page.feed(f"<html><body><div class='contents'>{figure.format(caption)}</div></body></html>")
+        got = len(caption_problems({"chapter05.html": page}, {letters(alt)}))
+        if got != want:
+            print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
+            failures += 1
+    tree = '[\n  [ "Workbook", "index.html", [\n    [ "Start here", "index.html#autotoc_md2", null ],\n' \
+           '    [ "H200 results: chapters 00 to 19", "h200.html", [\n' \
+           '      [ "Best kernel per chapter", "h200.html#autotoc_md9", null ]\n    ] ],\n' \
+           '    [ "{}", "h200_run_chapter20.html", null ]\n  ] ]\n];\n'
+    for label, title, want in (("sidebar titles unique", "H200 results: chapter 20's own run", 0),
+                               ("sidebar title repeated", "H200 results: chapters 00 to 19", 1)):
+        got = len(sidebar_problems(sidebar_pages(tree.format(title))))
+        if got != want:
+            print(f"html_check: self-test FAILED: {label}: {got} problem(s), expected {want}")
+            failures += 1
+    print(f"html_check: self-test: {len(cases) + 4} cases, {failures} failure(s)")
     return 1 if failures else 0
 
 
@@ -295,6 +376,10 @@ def main():
             m = RAW.search(text)
             if m:
                 problems.append(f"{name}: raw markup {m.group(0)!r} in the text: {text.strip()[:80]!r}")
+    navtree = os.path.join(root, "navtreedata.js")
+    if os.path.isfile(navtree):
+        with open(navtree, encoding="utf-8", errors="replace") as f:
+            problems += sidebar_problems(sidebar_pages(f.read()))
     # The navigation tree (navtreedata.js, navtreeindex*.js) names pages and anchors too.
     for name in sorted(os.listdir(root)):
         if not name.endswith(".js"):
@@ -322,6 +407,7 @@ def main():
                 if want not in head or want not in tail:
                     problems.append(f"{name}: no link to the {label} chapter ({want}) at the top and at the bottom")
         problems += diff_problems(root, name, p, i == 0)
+    problems += caption_problems(pages, alt_texts(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     if solutions:
         if "solutions.html" in pages:
             problems.append("solutions.html: the student build has the solutions page")

@@ -2,7 +2,8 @@
 
 # The pages as Markdown (no raw Doxygen command, no file outside the repository, pasted diff lines
 # still true), then the site: zero Doxygen warnings, and tests/html_check.py on the HTML (every link
-# and anchor resolves, no raw markup, each chapter page has its code, results and neighbours).
+# and anchor resolves, no raw markup, each chapter page has its code, results and neighbours, no
+# figure's caption repeats its alt text, no two pages of the sidebar share a title).
 # Skipped (exit 77) where doxygen or python3 is missing.
 add_test(NAME docs_site COMMAND sh ${WB_TESTS}/docs_check.sh ${CMAKE_BINARY_DIR}/docs-check)
 set_tests_properties(docs_site PROPERTIES LABELS docs SKIP_RETURN_CODE 77 TIMEOUT 600
@@ -142,14 +143,26 @@ add_test(NAME stress_lookback_chapter23
 set_tests_properties(stress_lookback_chapter23 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
 
-# Every chapter page reads in one sitting (tests/page_check.py): at most 250 lines before the first
-# folded block (400 for chapters 17 and up), the chapter's figure before that fold, the diff and
-# the counters folded, no "Expected" outcome on a chapter page. Its self-test shows each rule
-# failing on a page made to break it.
+# Every chapter page reads in one sitting (tests/page_check.py): what a student reads open (outside
+# <details>) is at most 2,000 prose words (outside code and tables) and 120 lines of code; the page
+# opens with the lesson ("## The idea") and the chapter's figure; at most 250 lines before the first
+# folded block (400 for chapters 17 and up); the diff and the counters folded; no "Expected" outcome
+# on a chapter page. It prints each page's words, code lines and figures. Its self-test shows each
+# rule failing on a page made to break it.
 add_test(NAME docs_page_budget COMMAND python3 ${WB_TESTS}/page_check.py ${CMAKE_SOURCE_DIR})
 set_tests_properties(docs_page_budget PROPERTIES LABELS "host;docs")
 add_test(NAME docs_page_budget_self_test COMMAND python3 ${WB_TESTS}/page_check.py --self-test)
 set_tests_properties(docs_page_budget_self_test PROPERTIES LABELS "host;docs")
+
+# The headline numbers that the pages' prose quotes, each tagged where it stands with the CSV, kernel,
+# N and quantity it comes from (<!-- num CSV KERNEL N QUANTITY -->), equal what the CSV gives, computed
+# as scripts/summary.sh render computes its tables: `python3 scripts/wb.py numbers` writes them. Its
+# self-test shows a number changed by one digit failing and written back, and a tag naming an unknown
+# CSV, kernel or quantity, an ambiguous kernel or no number failing (tests/numbers_check.py).
+add_test(NAME docs_numbers_match_csvs COMMAND python3 ${WB_TESTS}/numbers_check.py)
+set_tests_properties(docs_numbers_match_csvs PROPERTIES LABELS "host;docs")
+add_test(NAME docs_numbers_self_test COMMAND python3 ${WB_TESTS}/numbers_check.py --self-test)
+set_tests_properties(docs_numbers_self_test PROPERTIES LABELS "host;docs" TIMEOUT 300)
 
 # Code copied between chapters on purpose (warp and block sums, tile load and store, launchers,
 # chapter 18's copies of chapters 11 and 17) is equal, or differs only where the table in

@@ -159,6 +159,42 @@ class SummaryRenderTest(unittest.TestCase):
         # Negative control: the two sizes are one in %g, the form that merged them.
         self.assertEqual("%g" % 4294967296, "%g" % 4294967303)
 
+    def test_a_chapters_own_run_charts_its_kernels(self):
+        """render --chapter NN (a run of chapter 00 and chapter NN alone): the chart shows one bar
+        per kernel of chapter NN, not a best-per-chapter chart of two bars; the page is titled for
+        the run."""
+        self.facts(FACTS)
+        rows = self.base_rows()[:3] + [row("11", "reduce_best", 1073741824, 1.0, 4300.0),
+                                       row("11", "reduce_other", 1073741824, 1.2, 3600.0),
+                                       row("11", "cub_device_reduce_sum", 1073741824, 1.1, 4100.0)]
+        write(os.path.join(self.root, "docs", "results", "g-run-chapter11.csv"), HEADER + "".join(rows))
+        out = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render", "--chapter",
+                              "11", "--date", "2026-01-02", "docs/results/g-run-chapter11.csv"],
+                             cwd=self.root, capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        made = sorted(os.listdir(os.path.join(self.root, "docs", "results")))
+        self.assertIn("g-run-chapter11-chapter11.svg", made)
+        self.assertNotIn("g-run-chapter11.svg", made)
+        self.assertNotIn("g-run-chapter11-chapter00.svg", made)
+        chart = self.read("docs", "results", "g-run-chapter11-chapter11.svg")
+        self.assertIn("<title>Chapter 11's kernels: NVIDIA H200, N = 2^30</title>", chart)
+        for kernel, said in (("reduce_best", "4300.0 (97.7% of read)"), ("reduce_other", "3600.0 (81.8% of read)"),
+                             ("cub_device_reduce_sum", "4100.0 (93.2% of read)")):
+            self.assertIn(f">{kernel}</text>", chart)
+            self.assertIn(f">{said}</text>", chart)
+        self.assertNotIn(">read_a</text>", chart)  # chapter 00's rows are the ceilings, not bars
+        page = self.read("docs", "results", "g-run-chapter11.md")
+        self.assertTrue(page.startswith("# H200 results: chapter 11's own run\n"))
+        self.assertIn("![GB/s of each kernel of chapter 11 on the NVIDIA H200](g-run-chapter11-chapter11.svg)", page)
+        self.assertIn("![GB/s of each kernel of chapter 11 on the NVIDIA H200](../../docs/results/g-run-chapter11-chapter11.svg)",
+                      self.read("chapters", "11-best", "README.md"))
+        # Negative control: the same CSV rendered as a summary run charts the best kernel per chapter.
+        self.assertEqual(subprocess.run([sys.executable, os.path.join(self.root, "scripts", "wb.py"), "summary", "render",
+                                         "--date", "2026-01-02", "docs/results/g-run-chapter11.csv"],
+                                        cwd=self.root, capture_output=True).returncode, 0)
+        self.assertIn("Best GB/s per chapter", self.read("docs", "results", "g-run-chapter11-chapter11.svg"))
+        self.assertTrue(self.read("docs", "results", "g-run-chapter11.md").startswith("# H200 results: chapters 00 to 11\n"))
+
     def test_render_is_reproducible(self):
         self.facts(FACTS)
         self.render(self.base_rows())
@@ -875,6 +911,31 @@ class MdFilterDiffTest(unittest.TestCase):
         self.assertEqual(out[-1], "after [b](x_8cu_source.html)")
         # Negative control: a block never closed is left as it was.
         self.assertEqual(mdfilter.filtered("docs/pages/p.md", ["```diff", "+x"]), ["```diff", "+x"])
+
+
+class MdFilterGlossaryTest(unittest.TestCase):
+    """mdfilter: the glossary's headings get GitHub's anchors as labels, and a link to one of them
+    from another page reaches it in the site; a headline number's tag is taken out of the prose."""
+
+    def test_glossary_anchors_and_links(self):
+        from wblib import mdfilter
+        self.assertEqual(mdfilter.github_anchor("Bulk copy (TMA)"), "bulk-copy-tma")
+        self.assertEqual(mdfilter.github_anchor("Aggregate and inclusive prefix"), "aggregate-and-inclusive-prefix")
+        page = ["# Glossary", "", "## Look-back", "```", "## not a heading", "```", "See [carry](#carry)."]
+        out = mdfilter.filtered("docs/pages/glossary.md", page)
+        self.assertEqual(out[:5], ["# Glossary {#glossary}", "", "## Look-back {#look-back}", "```", "## not a heading"])
+        self.assertEqual(out[-1], "See [carry](#carry).")
+        link = mdfilter.filtered("chapters/17-x/README.md", ["[ulp](../../docs/pages/glossary.md#ulp) and [it](../../docs/pages/glossary.md)"])
+        self.assertEqual(link, ["[ulp](@ref ulp) and [it](@ref glossary)"])
+        # Negative control: another page's headings get no label, and its anchors are dropped as before.
+        self.assertEqual(mdfilter.filtered("docs/pages/course.md", ["## Look-back"]), ["## Look-back"])
+        self.assertEqual(mdfilter.filtered("README.md", ["[c](docs/pages/course.md#x)"]), ["[c](@ref course)"])
+
+    def test_number_tags_are_taken_out_of_prose_only(self):
+        from wblib import mdfilter
+        tag = "<!-- num h200 read_sum_int4 2^30 gbps -->"
+        out = mdfilter.filtered("docs/pages/p.md", [f"at {tag}4468.2 GB/s, `{tag}1.0`", "```", f"{tag}1", "```"])
+        self.assertEqual(out, [f"at 4468.2 GB/s, `{tag}1.0`", "```", f"{tag}1", "```"])
 
 
 class PagesTest(unittest.TestCase):

@@ -10,4 +10,5 @@ Entry point: scripts/wb.py (summary, profile, sweep, scaling, info). The modules
   linediff  unified diffs exactly as GNU diff writes them, for the pages' diffs
   figures   one figure per kernel pattern (docs/figures), drawn as SVG text
   files     the workbook's files as the tree holds them (what a copy of it takes; no git)
+  numbers   the headline numbers tagged in the pages' prose, written and checked from the CSVs
 """

@@ -386,6 +386,11 @@ def gpu_slug(name):
     return re.sub(r"[^a-z0-9]+", "-", s).strip("-")
 
 
+def gpu_short(name):
+    """A GPU's name without its maker, for a page's title: "NVIDIA H200" -> "H200"."""
+    return re.sub(r"^NVIDIA ", "", str(name)).strip() or str(name)
+
+
 def exit_meaning(rc, why1=""):
     """What a chapter's exit status means (the command-line contract)."""
     return {1: "a result was wrong" + why1, 2: "bad command line", 3: "CUDA error", 77: "no usable GPU",

@@ -442,10 +442,12 @@ def bank_hits(pairs, warp=0):
     return hits
 
 
-def tree_figure(name, kind, title, desc, code, notes):
+def tree_figure(name, kind, title, desc, code, notes, target="s[dst]"):
     """One of the three trees: the 16-value tree step by step (who adds which pair, the
     working threads labelled), then, for the program's 256-thread block, how many lanes of
-    each warp add at each step and how warp 0's reads fall into the 32 banks."""
+    each warp add at each step and how warp 0's reads fall into the 32 banks. `target` names
+    the word a working thread adds into, as the banks' heading shows it (chapter 05: s[tid],
+    as its code line above writes it)."""
     size, block = 16, 256
     f = Figure(name, title, desc, 0,
                "16 values drawn (one block of 16 threads); the program's blocks have 256: the table below counts those")
@@ -498,7 +500,7 @@ def tree_figure(name, kind, title, desc, code, notes):
     wx, wp = 110, 36
     bx, bp = 420, 9
     f.text(wx, y, "lanes that add, in warps 0 to 7", size=12, fill=MUTED)
-    f.text(bx, y, "banks hit by warp 0's read of s[dst]", size=12, fill=MUTED)
+    f.text(bx, y, f"banks hit by warp 0's read of {target}", size=12, fill=MUTED)
     f.text(790, y, "conflict", size=12, fill=MUTED, anchor="end")
     y += 8
     for stride, pairs in tree_steps(kind, block):
@@ -567,7 +569,8 @@ def chapter05():
         "if (tid < stride) s[tid] += s[tid + stride];     // stride = blockDim.x / 2, ..., 1",
         ["Threads 0 to stride - 1 fold the upper half onto the lower. The working lanes fill whole",
          "warps, as in chapter 04, and a warp reads 32 consecutive words, one in each bank: no",
-         "conflicts. The steps run in the opposite order; the pairs differ, the sum does not."])
+         "conflicts. The steps run in the opposite order; the pairs differ, the sum does not."],
+        target="s[tid]")
 
 
 # ---- chapter 06: the last warp ---------------------------------------------------------------

@@ -7,9 +7,13 @@ The pages are written for GitHub: plain Markdown whose links are paths relative 
 This prints PAGE as Doxygen needs it, changing only
   - the title: a label is added, {#chapterNN} for chapters/NN-slug/README.md and {#NAME} for
     docs/pages/NAME.md or docs/results/NAME.md ('-' becomes '_'), so that pages link by name;
-  - links, outside fenced code: to a page (.md) -> [text](@ref label) (README.md is the main page,
-    `index`); to a program or header under chapters/ or common/ -> its source page in the site;
-    to an image under docs/results/ -> its file name (IMAGE_PATH); to any other file in the
+  - the "## " headings of the pages in ANCHORED (the glossary): a label, the anchor GitHub gives
+    the heading ({#look-back}), so that the site has the same anchors;
+  - links, outside fenced code: to a page (.md) -> [text](@ref label) (README.md is the main
+    page, `index`), to an anchor of a page in ANCHORED -> [text](@ref anchor); to a program or
+    header under chapters/ or common/ -> its source page in the site; to an image under
+    docs/results/ or docs/figures/ -> its file name (IMAGE_PATH), with the SVG's <title> as its
+    text, which the site shows as the caption under it (svg_title); to any other file in the
     repository -> repo/PATH, a copy that docs/build.sh places beside the site's pages.
 Links to addresses (http:, https:, mailto:) and to anchors in the same page stay as they are.
   - a folded block's <details>, <summary>...</summary> and </details> lines: Doxygen 1.9 closes a
@@ -18,13 +22,18 @@ Links to addresses (http:, https:, mailto:) and to anchors in the same page stay
   - a ```diff block (the diff from the previous chapter): Doxygen shows fenced code in one colour,
     so the block becomes the HTML of a code fragment whose lines are marked added, removed, hunk
     header or file header, which docs/diff.css colours as GitHub does (diff_html).
+  - a headline number's tag (<!-- num CSV KERNEL N QUANTITY -->, scripts/wblib/numbers.py) is
+    taken out, outside code, so that the site shows the number alone, as GitHub does;
 Unless WB_DOCS_SOLUTIONS=1 (the instructor's build, make docs SOLUTIONS=1; docs/build.sh), a link
 to the solutions page becomes its plain text, since the student's site leaves that page out. PAGE is read relative to the current
 directory, the repository's root when Doxygen runs it."""
 
+import html
 import os
 import re
 import sys
+
+from . import numbers
 
 SCRIPT = "mdfilter"
 USAGE = "usage: python3 scripts/wb.py mdfilter PAGE"
@@ -39,6 +48,17 @@ FOLD = re.compile(r"[ \t]*(<details( open)?>|<summary>.*</summary>|</details>)[ 
 # which start its commands (\endhtmlonly would end the block).
 ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\\": "&#92;",
            "@": "&#64;"}
+
+
+# Pages whose "## " headings are labelled with the anchor GitHub gives them ({#look-back} for
+# "## Look-back"), so that a link to PAGE.md#anchor reaches the same heading in the site.
+ANCHORED = ("docs/pages/glossary.md",)
+
+
+def github_anchor(heading):
+    """The anchor GitHub gives a heading: lower case, punctuation other than - and _ dropped,
+    spaces as hyphens ("Bulk copy (TMA)" -> "bulk-copy-tma")."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def label(path):
@@ -91,6 +111,8 @@ def rewrite(page, target, is_image):
     if path.endswith("/") or "." not in path and os.path.isdir(path):
         path = path.rstrip("/") + "/README.md"
     name = label(path)
+    if anchor and path in ANCHORED:
+        return "@ref " + anchor[1:]
     if name:
         return "@ref " + name
     if re.fullmatch(r"(chapters|common)/.*\.(cu|cuh|h)", path):
@@ -98,8 +120,25 @@ def rewrite(page, target, is_image):
     return "repo/" + path + anchor
 
 
+def svg_title(path):
+    """The <title> of an SVG in the repository (a path from the root), as plain text fit for a
+    Markdown image's text; "" when the file is no SVG, is missing or has no title."""
+    if not path.endswith(".svg") or not os.path.isfile(path):
+        return ""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        m = re.search(r"<title>(.*?)</title>", f.read(), flags=re.S)
+    if not m:
+        return ""
+    text = html.unescape(" ".join(m.group(1).split()))
+    # Brackets would end the image's text; \ and @ start Doxygen's commands.
+    return text.replace("[", "(").replace("]", ")").replace("\\", "/").replace("@", " at ")
+
+
 def rewrite_links(page, line, solutions):
-    """A line of text with every [text](target) and ![alt](target) mapped for the site."""
+    """A line of text with every [text](target) and ![alt](target) mapped for the site. The site
+    prints an image's text as the caption under it, so an SVG's alt text (60-100 words, written
+    for a reader who cannot see the figure, and which GitHub does not show) gives way there to
+    the SVG's <title>, a short title; the alt text stays in the SVG as its <desc>."""
     out = []
     while True:
         m = LINK.search(line)
@@ -113,7 +152,12 @@ def rewrite_links(page, line, solutions):
                 re.fullmatch(r"docs/pages/solutions\.md(#.*)?", resolve(page, target)):
             out.append(before + link[1:split_at])
             continue
-        out.append(before + link[:split_at + 2] + rewrite(page, target, is_image) + ")")
+        text = link[:split_at + 2]
+        if is_image:
+            title = svg_title(resolve(page, target.split("#")[0]))
+            if title:
+                text = f"![{title}]("
+        out.append(before + text + rewrite(page, target, is_image) + ")")
     return "".join(out) + line
 
 
@@ -185,8 +229,10 @@ def filtered(page, lines, solutions=True):
             out.append(line)
         elif FOLD.match(line):
             out.append(fold_html(line))
+        elif page in ANCHORED and line.startswith("## ") and not re.search(r"\{#[\w-]+\}[ \t]*\Z", line):
+            out.append(f"{line} {{#{github_anchor(line[3:])}}}")
         else:
-            out.append(rewrite_links(page, line, solutions))
+            out.append(rewrite_links(page, numbers.strip(line), solutions))
     if diff is not None:
         # A block never closed stays as it was: Doxygen shows the rest of the page as code.
         out += ["```diff"] + diff

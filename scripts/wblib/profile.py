@@ -874,11 +874,13 @@ def cubs_of(cubs):
 
 def counters_page(c, base, dates, uprel, slugs):
     """The all-chapters page, <base>.md; dates: {chapter: the date it was measured}."""
-    title = f"Hardware counters on the {common.xml(c.device)}"
+    # The title the site's sidebar lists beside the results pages: "H200 hardware counters".
+    title = f"{common.xml(common.gpu_short(c.device))} hardware counters"
     link = {ch: chapter_link(ch, uprel, slugs) for ch in c.chapters}
     cubs = cubs_of(c.chapter_cubs())
     s = [f"# {title}\n\n",
-         f"Every chapter's kernels at N = {common.pow2(c.main_n)} ({'%.0f' % c.main_n} elements), {HOW}, "
+         f"Every chapter's kernels on the {common.xml(c.device)} at N = {common.pow2(c.main_n)} "
+         f"({'%.0f' % c.main_n} elements), {HOW}, "
          f"by `scripts/profile.sh run` on {measured_on(dates)}.\n",
          f"CUB's kernels came from {cubs}.\n" if cubs else "",
          f"Every number below comes from [{base}.csv]({base}.csv), which also holds the untimed first run of each kernel;\n",

@@ -196,9 +196,10 @@ def render_chart(pairs, device, gpus):
     scale = w - left - 60
     bottom = top + len(pairs) * (bar + gap)
     s = svg.Svg(w, bottom + 40, (("font-family", "sans-serif"), ("font-size", "13")), indent="")
+    title = common.xml(f"Chapter 18 on {gpus} x {device}: aggregate over {gpus} x one GPU")
+    s.add(svg.el("title", (), title))  # the site's caption under the chart (docs/md_filter.sh)
     s.add(svg.el("rect", (("width", "100%"), ("height", "100%"), ("fill", "white"))))
-    s.add(svg.el("text", (("x", "10"), ("y", "22"), ("font-size", "15")),
-                 common.xml(f"Chapter 18 on {gpus} x {device}: aggregate over {gpus} x one GPU")))
+    s.add(svg.el("text", (("x", "10"), ("y", "22"), ("font-size", "15")), title))
     # The 1.0 line first: a bar's value near 1.0 is written over it, in a halo.
     one_x = svg.whole(left + scale)
     s.add(svg.el("line", (("x1", one_x), ("y1", svg.whole(top - 6)), ("x2", one_x), ("y2", svg.whole(bottom)),

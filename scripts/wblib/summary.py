@@ -28,7 +28,9 @@ first GPU's one table, a link to each GPU's results page and the first GPU's cha
 else the CSV's modification date. Paths in the blocks are relative to the page that holds them.
 A chapter added after a GPU's published run is measured in a run of its own, with chapter 00
 (`run` then keeps both in <gpu>.csv: rename it <gpu>-run-chapterNN.csv) and rendered with
---chapter NN: its page and charts are written as above, and only chapter NN's page blocks.
+--chapter NN: its page is written as above, its chart is <gpu>-run-chapterNN-chapterNN.svg, one
+bar per verified kernel of chapter NN against the peak and the ceilings of that run (a chart of
+the best kernel per chapter would hold two bars), and only chapter NN's page blocks.
 
 Definitions used throughout render:
   main N      the N of most main rows (every chapter runs at the N given to run)
@@ -76,7 +78,7 @@ usage: scripts/summary.sh run [N] [--chapters "NN ..."] [--bin-dir DIR] [--out D
            chapter with a sweep across N, <gpu>-chapterNN-across-n.svg beside each CSV, and the
            marked blocks of README.md and chapters/NN-*/README.md. No GPU needed.
            --chapter NN: only chapter NN's page blocks, for a chapter measured in a run of its
-           own with chapter 00 (<gpu>-run-chapterNN.csv).
+           own with chapter 00 (<gpu>-run-chapterNN.csv); its chart shows each of its kernels.
   all      run, then render.
   --bin-dir DIR   where the chapterNN programs are (default: repository root, then build/)
   -h, --help      this text
@@ -374,8 +376,9 @@ class Sweep:
 class Results:
     """One CSV's rows and everything the tables and charts say about them."""
 
-    def __init__(self, rows, records, base, facts, steps):
+    def __init__(self, rows, records, base, facts, steps, only=None):
         self.rows, self.base, self.facts = rows, base, facts
+        self.only = only  # the chapter of a run of its own (render --chapter), else None
         self.chs = sorted({r.ch for r in rows}, key=int)
         self.cub_label = cub_label(rows)  # the CUB of every CUB call in the CSV
         count = collections.Counter(r.n for r in rows if r.run == "main")
@@ -638,7 +641,9 @@ def chapter_block(res, c, date, pagerel, open_block=True):
     said = standing_line(res, c) if open_block else None
     if said:
         out += [said, ""]
-    if res.has_mark(c):
+    if res.only == c:
+        out.append(f"![GB/s of each kernel of chapter {c} on the {dev}]({pagerel}{res.base}-chapter{c}.svg)")
+    elif res.has_mark(c):
         out.append(f"![Best GB/s per chapter on the {dev}, chapter {c} marked]({pagerel}{res.base}-chapter{c}.svg)")
     else:
         out.append(f"![Best GB/s per chapter on the {dev}]({pagerel}{res.base}.svg)")
@@ -646,12 +651,24 @@ def chapter_block(res, c, date, pagerel, open_block=True):
     return out
 
 
-def results_page(res, date, uprel, slugs):
-    """<gpu>.md: everything, for people browsing docs/results/ (links relative to it)."""
+def page_title(res, only=None):
+    """The title of a CSV's results page, which the site's sidebar lists beside the other GPUs'
+    and runs' pages, so that each says what it is, the part that tells them apart early enough to
+    show in its narrow column: "H200 results: chapters 00 to 19", or, for a chapter measured in a
+    run of its own, "H200 results: chapter 20's own run"."""
+    what = f"chapter {only}'s own run" if only else f"chapters {res.chs[0]} to {res.chs[-1]}"
+    return f"{xml(common.gpu_short(res.device))} results: {what}"
+
+
+def results_page(res, date, uprel, slugs, only=None):
+    """<gpu>.md: everything, for people browsing docs/results/ (links relative to it); `only`:
+    the chapter of a run of its own (render --chapter)."""
     dev, base, facts = xml(res.device), res.base, res.facts
     red, scan = facts.first("reduction"), facts.first("scan")
-    out = [f"# Results on the {dev}", "",
-           f"Measured on {date} at N = {pow2(res.main_n)} ({f0(res.main_n)} elements) by `scripts/summary.sh run`; "
+    alone = f" in a run of chapters {res.ceiling_ch} and {only} alone" if only else ""
+    out = [f"# {page_title(res, only)}", "",
+           f"Measured on the {dev} on {date} at N = {pow2(res.main_n)} ({f0(res.main_n)} elements) by "
+           f"`scripts/summary.sh run`{alone}; "
            f"every number below comes from [{base}.csv]({base}.csv)."]
     if res.read_ceil > 0 and res.copy_ceil > 0:
         out.append(f"Theoretical peak {f0(res.peak)} GB/s; ceilings measured by chapter {res.ceiling_ch} in the same run: "
@@ -665,7 +682,11 @@ def results_page(res, date, uprel, slugs):
             f"{scan} for scans); \"vs CUB\" is CUB's time over ours, so above 1 means faster than CUB."]
     if res.cub_label:
         out.append(f"The CUB calls ran {res.cub_label}, the CUB these programs were built with.")
-    out += ["", f"![Best GB/s per chapter on the {dev}]({base}.svg)", "", "## Best kernel per chapter", ""]
+    if res.only:
+        out += ["", f"![GB/s of each kernel of chapter {res.only} on the {dev}]({base}-chapter{res.only}.svg)"]
+    else:
+        out += ["", f"![Best GB/s per chapter on the {dev}]({base}.svg)"]
+    out += ["", "## Best kernel per chapter", ""]
     out += best_table(res, uprel, slugs)
     if res.alone:
         out += ["", "## Each change alone", ""] + alone_table(res, uprel, slugs)
@@ -676,7 +697,7 @@ def results_page(res, date, uprel, slugs):
                 f"![CUB's time over ours against N, chapter {c}]({base}-chapter{c}-across-n.svg)", ""]
         out += sweep_table(sweep)
     marked = ", ".join(f"[{c}]({base}-chapter{c}.svg)" for c in res.chs if res.has_mark(c))
-    if marked:
+    if marked and not res.only:
         out += ["", "## Charts of each chapter", "",
                 f"Each chapter's page shows the chart above with its own bars outlined and the others faded (chapter {res.ceiling_ch}'s:",
                 f"its two ceiling lines drawn thick): {marked}."]
@@ -858,6 +879,86 @@ def bar_chart(res, date, mark=""):
     return s
 
 
+STEP_LEGEND = "the step this chapter teaches (bold)"
+
+
+def kernels_chart(res, date, c):
+    """The chart of a chapter measured in a run of its own, with chapter 00 only: one bar per
+    verified kernel of chapter c at main N, in the CSV's order, each labelled with its GB/s and
+    its share of the ceiling it is judged against (Results.ceiling_of), against the theoretical
+    peak and the two ceilings of the same run. CUB's calls are grey; the step the chapter teaches
+    (scripts/steps.txt), where it names one, is outlined, its name bold."""
+    rows = [r for r in res.at_main(c) if not res.is_ceiling(r.ch)]
+    step = res.best.get(c) if c in res.stepped else None
+    dev = xml(res.device)
+    names = [xml(r.kn) for r in rows]
+    left = 30 + max([S.text_width(n) for n in names] + [60])
+    top, row, bw, pw = 96, 24, 16, 460
+    right = left + pw
+    bottom = top + max(len(rows), 1) * row
+    vmax = max([res.peak, res.read_ceil, res.copy_ceil] + [r.gb for r in rows] + [1])
+    step_x = S.nice_step(vmax)
+    xmax = S.ceil_to(vmax * 1.02, step_x)
+    title = f"Chapter {c}'s kernels: {dev}, N = {pow2(res.main_n)}"
+    subtitle = (f"measured {date} in a run of chapters {res.ceiling_ch} and {c} alone; "
+                "each verified kernel's GB/s and % of its ceiling")
+    x_col = left + vmax / xmax * pw + 10  # the values, in a column right of every line
+    entries = [(BLUE, "judged against the read ceiling"), (ORANGE, "against the copy ceiling"), (GREY, "CUB")]
+    legend_end = left + sum(44 + S.text_width(text) for _, text in entries) + (
+        18 + S.text_width(STEP_LEGEND) if step is not None else 0)
+    w = max(int(x_col) + 170, 40 + S.text_width(subtitle), legend_end + 20, 700)
+    s = S.titled(w, bottom + 80, title, subtitle)
+
+    def x_of(v):
+        return left + v / xmax * pw
+
+    for v in S.ticks(0, xmax, step_x):  # the GB/s axis, at the bottom
+        s.add(S.el("line", (("x1", S.f1(x_of(v))), ("y1", S.whole(top - 6)), ("x2", S.f1(x_of(v))), ("y2", S.whole(bottom)),
+                            ("stroke", "#dddddd"))),
+              S.el("text", (("x", S.f1(x_of(v))), ("y", S.whole(bottom + 16)), ("text-anchor", "middle"), ("fill", "#555555")),
+                   "%g" % v))
+    s.add(S.el("text", (("x", S.f1(left + pw / 2)), ("y", S.whole(bottom + 34)), ("text-anchor", "middle"), ("fill", "#333333")),
+               "GB/s"))
+    # The peak and the ceilings: vertical lines, named in a row above the plot.
+    refs = [(res.peak, "#d62728", None, "theoretical peak %.0f GB/s"), (res.read_ceil, "#2ca02c", "6 4", "read ceiling %.0f GB/s"),
+            (res.copy_ceil, "#9467bd", "6 4", "copy ceiling %.0f GB/s")]
+    x = 20
+    for value, color, dash, label in refs:
+        if value <= 0:
+            continue
+        s.add(S.el("line", (("x1", S.f1(x_of(value))), ("y1", S.whole(top - 6)), ("x2", S.f1(x_of(value))),
+                            ("y2", S.whole(bottom)), ("stroke", color), ("stroke-width", "1.5"), ("stroke-dasharray", dash))))
+        s.add(S.el("line", (("x1", S.whole(x)), ("y1", "72"), ("x2", S.whole(x + 24)), ("y2", "72"), ("stroke", color),
+                            ("stroke-width", "1.5"), ("stroke-dasharray", dash))),
+              S.el("text", (("x", S.whole(x + 30)), ("y", "76"), ("fill", color)), label % value))
+        x += 54 + S.text_width(label % value)
+    labels = []
+    for i, (r, name) in enumerate(zip(rows, names)):
+        y = top + i * row + (row - bw) / 2
+        ceiling = res.ceiling_of(r)
+        color = GREY if is_cub(r.kn) else ORANGE if ceiling == res.copy_ceil and ceiling != res.read_ceil else BLUE
+        marked = step is not None and r == step
+        s.add(S.el("text", (("x", S.whole(left - 8)), ("y", S.f1(y + bw - 4)), ("text-anchor", "end"), ("fill", "#333333"),
+                            ("font-weight", "bold" if marked else None)), name))
+        s.add(S.el("rect", (("x", S.whole(left)), ("y", S.f1(y)), ("width", S.f1(x_of(r.gb) - left)), ("height", S.whole(bw)),
+                            ("fill", color), ("stroke", "#000000" if marked else None), ("stroke-width", "2.5" if marked else None))))
+        kind = "copy" if ceiling == res.copy_ceil else "read"
+        said = f"{f1(r.gb)} ({pct_of(r.gb, ceiling)} of {kind})" if ceiling > 0 else f1(r.gb)
+        labels.append(S.el("text", (("x", S.f1(x_col)), ("y", S.f1(y + bw - 4)), ("font-size", "11"), ("fill", "#333333"),
+                                    ("font-weight", "bold" if marked else None)), said))
+    for label in labels:
+        s.add(label)
+    y = bottom + 62
+    x = left
+    for col, text in entries:
+        s.add(legend_box(x, y, col), legend_text(x + 18, y, text))
+        x += 44 + S.text_width(text)
+    if step is not None:
+        s.add(legend_box(x, y, "#ffffff", (("stroke", "#000000"), ("stroke-width", "2.5"))),
+              legend_text(x + 18, y, STEP_LEGEND))
+    return s
+
+
 def legend_box(x, y, color, extra=()):
     """A legend's 12-pixel swatch whose bottom sits 2 pixels above the text baseline y."""
     return S.el("rect", (("x", S.whole(x)), ("y", S.whole(y - 10)), ("width", "12"), ("height", "12"), ("fill", color)) + tuple(extra))
@@ -950,9 +1051,10 @@ def text_of(lines):
     return "\n".join(lines) + "\n"
 
 
-def render_one(csv_path, date, facts_for, slugs, first=True):
-    """Render one CSV (`first`: the first given, whose blocks stay open on the pages): write its
-    page and charts beside it; return its device's name and page blocks
+def render_one(csv_path, date, facts_for, slugs, first=True, only=None):
+    """Render one CSV (`first`: the first given, whose blocks stay open on the pages; `only`: the
+    chapter of a run of its own): write its page and charts beside it; return its device's name
+    and page blocks
     {"device": name, "summary.md": text, "chapterNN.md": text, "sweepNN.md": text}."""
     try:
         records = common.read_csv(csv_path, REQUIRED)
@@ -971,15 +1073,20 @@ def render_one(csv_path, date, facts_for, slugs, first=True):
     outdir = os.path.abspath(os.path.dirname(csv_path))
     base = os.path.basename(csv_path)[:-len(".csv")] if csv_path.endswith(".csv") else os.path.basename(csv_path)
     rel, pagerel, uprel = common.result_paths(outdir)
-    res = Results(rows, records, base, facts, common.steps_rules())
+    res = Results(rows, records, base, facts, common.steps_rules(), only)
     with open(os.path.join(outdir, base + ".md"), "w", encoding="utf-8", newline="\n") as f:
-        f.write(text_of(results_page(res, date, uprel, slugs)))
-    bar_chart(res, date).write(os.path.join(outdir, base + ".svg"))
+        f.write(text_of(results_page(res, date, uprel, slugs, only)))
+    if only is None:
+        bar_chart(res, date).write(os.path.join(outdir, base + ".svg"))
+    elif only in res.chs:
+        # A run of chapter 00 and one chapter: a chart of that chapter's kernels, not of two bars
+        # (its step and its CUB call) among no other chapters.
+        kernels_chart(res, date, only).write(os.path.join(outdir, f"{base}-chapter{only}.svg"))
     img = rel + "/" if rel else ""
     blocks = {"device": res.device, "page": f"{img}{base}.md", "chart": f"{img}{base}.svg",
               "summary.md": text_of(readme_table(res, date, slugs))}
     for c in res.chs:
-        if res.has_mark(c):
+        if res.has_mark(c) and only is None:
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
         blocks[f"chapter{c}.md"] = text_of(chapter_block(res, c, date, pagerel, first))
         if c in res.sweeps:
@@ -1045,7 +1152,7 @@ def do_render(argv, bin_dir=None):
             say(f"{path}: no such file")
             return 2
         day = date or common.file_date(path)
-        got = render_one(path, day, facts_for, slugs, not blocks)
+        got = render_one(path, day, facts_for, slugs, not blocks, only)
         if got is None:
             return 1
         blocks.append(got)
