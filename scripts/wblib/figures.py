@@ -1810,7 +1810,7 @@ def chapter21():
     return f
 
 
-# ---- chapter 22: a ring of bulk copies ------------------------------------------------------
+# ---- chapters 22 and 23: a ring of bulk copies, and the look-ahead scan on it ------------------
 
 RING_STAGES = 4
 # Use k of the ring in the snapshot drawn: stored (k < 4), being stored (4), landed (5), landing (6, 7).
@@ -1928,17 +1928,18 @@ def chapter22():
     for i, (k, x) in enumerate(zip((0, 4, 8), land)):
         f.add(el("circle", (("cx", num(x)), ("cy", num(y_store)), ("r", "4"), ("fill", SCAN))))
         f.text(x + 8, y_store + 4, f"parity {(k // RING_STAGES) & 1}", size=12)
-        f.line(x, y_full + 24, x, y_store - 4, SCAN, 1, "3 3")
+        # Guide lines only in the gaps between the rows, so that none crosses a phase's label.
+        f.line(x, y_full + 24, x, y_empty, SCAN, 1, "3 3")
+        f.line(x, y_empty + 24, x, y_store - 4, SCAN, 1, "3 3")
         f.line(read[i], y_empty + 24, read[i], y_store + 14, MUTED, 1, "3 3")
         f.text(read[i] - 4, y_store + 26, "read, arrive", size=12, anchor="middle", fill=MUTED)
-        if i < 2:
-            f.line(read[i], y_empty, read[i], y_loader + 4, MUTED, 1, "3 3")
     y = f.lines(20, y_store + 58, [
         "A wait for parity p passes once the barrier's phase of parity p has completed, that is while its current",
         "phase has the other parity. A fresh barrier is in phase 0, so a wait for parity 1 passes at once: every",
         "stage starts empty. One arrival completes a phase here (the loader's, which also expects the bytes, or",
         "the store lane's); a missing one hangs the ring, and -DWB_RING_TRAP=ON turns that hang into an error.",
-        "The ints before the first 128-byte boundary and the last 0 to 3 are copied by plain loads and stores."],
+        "The ints before the first 128-byte boundary and the last 0 to 3 are copied by plain loads and stores.",
+        "Each empty[0] phase completes where the loader's next copy into stage 0 starts (the dots above)."],
         size=12)
     f.grow_to(y)
     return f
@@ -1948,28 +1949,26 @@ LOOKAHEAD_ROLES = [("loader warp", "warp 0", ["takes tile numbers,", "bulk-copie
                    ("look-ahead warp", "warp 1", ["adds published tile", "sums into carries"]),
                    ("reduce squad", "warps 2-5", ["sums a landed tile,", "publishes the sum"]),
                    ("scan squad", "warps 6-9", ["scans, adds the carry,", "bulk-stores the tile"])]
-# A stage's barriers in the order a tile passes them: (name, who arrives, who waits for it).
-LOOKAHEAD_BARRIERS = [("numbered", "loader: tile number", "look-ahead warp"),
-                      ("full", "copy engine: bytes", "both squads"),
-                      ("reduced", "reduce squad: sum", "scan squad"),
-                      ("carried", "look-ahead: carry", "scan squad"),
-                      ("empty", "scan squad: stored", "loader warp")]
+# A stage's barriers: (name, who arrives, the role that waits for it), as two paths that meet at the
+# scan squad: the look-ahead's (numbered, then carried) and the tile's own (full, then reduced).
+LOOKAHEAD_PATHS = [[("numbered", "loader: the tile's number"), ("carried", "look-ahead: the carry")],
+                   [("full", "loader and copy engine: bytes"), ("reduced", "reduce squad: the sum")]]
 # The snapshot of the statuses drawn: tile -> owner ("mine" for this block) and whether its sum is out.
 LOOKAHEAD_TILES = {3: ("mine", True), 4: ("other", True), 5: ("other", True), 6: ("other", False),
                    7: ("other", True), 8: ("other", True), 9: ("mine", None)}
 
 
-def chapter22_lookahead():
-    f = Figure("chapter22-lookahead.svg", "Chapter 22: the look-ahead scan, one block per SM in four roles",
-               "One persistent block per SM runs four roles on a ring of shared-memory stages. The loader warp takes "
-               "each tile's number from a counter and bulk-copies the tile into an empty stage. The reduce squad "
-               "sums the landed tile and publishes that sum alone; the look-ahead warp, which started as soon as "
-               "the tile had a number, adds the published sums of the tiles since the block's previous tile to "
-               "that tile's carry; the scan squad scans the tile, adds the carry and bulk-stores it, and the stage "
-               "is empty again. Each stage has five barriers, one per hand-over: numbered, full, reduced, carried, "
-               "empty. No tile publishes a prefix, so a carry waits only for tile sums, each of which needs only "
-               "its own tile to have landed: there is no chain of carries, and the loader keeps the ring full "
-               "meanwhile.", 0, "the scan's default: 6 stages of one 8064-int tile each; 320 threads per block")
+def chapter23():
+    f = Figure("chapter23-lookahead.svg", "Chapter 23: the look-ahead scan, one block per SM in four roles",
+               "One persistent block per SM runs four roles on chapter 22's ring of shared-memory stages. The loader "
+               "warp takes each tile's number from a counter, notes it in the stage and bulk-copies the tile in. "
+               "Two paths then run side by side: the look-ahead warp, as soon as the tile has a number, adds the "
+               "published sums of the tiles since the block's previous tile to that tile's carry; the reduce squad, "
+               "once the tile has landed, sums it and publishes that sum alone. They meet at the scan squad, which "
+               "waits for both, scans the tile, adds the carry and bulk-stores it, and the stage is empty again. No "
+               "tile publishes a prefix, so a carry waits only for tile sums, each of which needs only its own tile "
+               "to have landed: there is no chain of carries, and the loader keeps the ring full meanwhile.", 0,
+               "the scan's default: 6 stages of one 8064-int tile each; 320 threads per block")
     y = 70
     # The roles.
     x0, w, gap = 20, 182, 10
@@ -1980,23 +1979,28 @@ def chapter22_lookahead():
         f.text(x + w / 2, y + 35, warps, size=12, anchor="middle", fill=MUTED)
         f.lines(x + w / 2, y + 53, what, size=12, step=15, anchor="middle")
     y += 112
-    # One use of a stage: the five barriers.
-    f.text(20, y, "One tile in stage s: five barriers, one for each hand-over, in this order", size=14,
+    # One use of a stage: two paths of barriers that meet at the scan squad.
+    f.text(20, y, "One tile in stage s: five barriers on two paths, which meet at the scan squad", size=14,
            weight="bold", fill=SCAN)
     y += 40
-    bx0, bw, bpitch = 20, 130, 157
-    for i, (name, arrives, waits) in enumerate(LOOKAHEAD_BARRIERS):
-        x = bx0 + i * bpitch
-        f.text(x + bw / 2, y - 8, arrives, size=12, anchor="middle", fill=MUTED)
-        f.cell(x, y, bw, 30, f"{name}[s]", SCAN if name != "empty" else PAPER, SCAN,
-               PAPER if name != "empty" else INK, weight="bold", mono=True)
-        f.text(x + bw / 2, y + 48, "then: " + waits, size=12, anchor="middle")
-        if i + 1 < len(LOOKAHEAD_BARRIERS):
-            f.arrow(x + bw + 2, y + 15, x + bpitch - 3, y + 15, "scan", 1.3)
-    f.curve(bx0 + 4 * bpitch + bw / 2, y + 58, bx0 + bw / 2, y + 58, 30, "muted", 1.2, dash="5 3")
-    f.text(400, y + 92, "the loader refills the stage with the block's next tile", size=12, anchor="middle",
-           fill=MUTED)
-    y += 132
+    bw, xs = 150, (20, 250)
+    for row, path in enumerate(LOOKAHEAD_PATHS):
+        yy = y + row * 74
+        for i, (name, arrives) in enumerate(path):
+            x = xs[i]
+            f.text(x + bw / 2, yy - 8, arrives, size=12, anchor="middle", fill=MUTED)
+            f.cell(x, yy, bw, 30, f"{name}[s]", SCAN, SCAN, PAPER, weight="bold", mono=True)
+        f.arrow(xs[0] + bw + 2, yy + 15, xs[1] - 3, yy + 15, "scan", 1.3)
+        f.arrow(xs[1] + bw + 2, yy + 15, 478, y + 52, "scan", 1.3)
+    f.cell(480, y + 30, 130, 44, "", SCAN_TINT, SCAN, rx=6, width=1.5)
+    f.text(545, y + 49, "scan squad", anchor="middle", weight="bold")
+    f.text(545, y + 65, "waits for both", size=12, anchor="middle", fill=MUTED)
+    f.arrow(612, y + 52, 640, y + 52, "scan", 1.3)
+    f.cell(642, y + 37, 138, 30, "empty[s]", PAPER, SCAN, INK, weight="bold", mono=True)
+    f.text(711, y + 88, "then: the loader refills", size=12, anchor="middle", fill=MUTED)
+    f.text(20, y + 122, "The look-ahead's path needs only the tile's number: carried[s] may complete before full[s].",
+           size=12, fill=INK)
+    y += 162
     # The look-ahead over the published sums.
     f.text(20, y, "The carry of this block's tile 9, while tile 9 is still landing", size=14, weight="bold",
            fill=SCAN)
@@ -2041,7 +2045,7 @@ def chapter22_lookahead():
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
            chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20, chapter21, chapter22,
-           chapter22_lookahead]
+           chapter23]
 
 
 # ---- writing and checking ------------------------------------------------------------------
