@@ -1,5 +1,16 @@
 # Chapter 19's own tests (included by CMakeLists.txt with ${target} and ${bin} set, after
-# tests/chapter_tests.cmake). The committed bits of tests/fixtures/float_sum_bits.txt: the CPU
+# tests/chapter_tests.cmake).
+
+# Host tests of its float header, wb_float.h beside this file (the exact sum, its rounding, the
+# inputs, the bounds): tests/test_float.cpp, with this directory on its include path.
+add_executable(test_float ${WB_TESTS}/test_float.cpp)
+target_include_directories(test_float PRIVATE ${CMAKE_SOURCE_DIR}/common ${CMAKE_CURRENT_LIST_DIR})
+target_compile_options(test_float PRIVATE -Wall -Wextra -Werror)
+target_link_libraries(test_float PRIVATE Threads::Threads)
+add_test(NAME host_float COMMAND test_float)
+set_tests_properties(host_float PROPERTIES LABELS host)
+
+# The committed bits of tests/fixtures/float_sum_bits.txt: the CPU
 # (host, in CI) and the GPU (gpu) must both give them, on any GPU.
 set(wb_bits_check ${CMAKE_CURRENT_LIST_DIR}/bits_check.sh)
 file(STRINGS ${WB_TESTS}/fixtures/float_sum_bits.txt wb_bits_lines REGEX "^n=")

@@ -1,5 +1,6 @@
 /// @file wb_float.h
-/// @brief Float32 inputs, their exact sum and the standard error bounds, host-only.
+/// @brief Chapter 19's float32 inputs, their exact sum and the standard error bounds (the
+/// inputs and the 320-bit integers on the host and the device, the rest on the host).
 ///
 /// Every float sum on a GPU rounds, and in an order the hardware picks, so a float result
 /// can only be judged against the truth: the exact sum, rounded once. ExactSum keeps that
