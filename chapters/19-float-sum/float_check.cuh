@@ -59,10 +59,18 @@ float chunked_sum_on_host(const float* x, int64_t n, ChunkOrder order) {
   }
 }
 
-/// The exact variant's arithmetic on the host: per worker, the same 16 double bins folded
-/// into a 320-bit integer every 4096 floats, the workers' integers added, split into the
-/// grid's 32-bit chunks and put together again, then rounded by the kernel's own function.
-/// Must equal ExactSum's rounding (the kernel's helpers checked without a GPU).
+/// The exact variant's layout, as its row's config and --emulate's second line give it: built
+/// from the kernel's constants, so that it says what the kernel does.
+std::string exact_layout() {
+  return "double_bins=" + std::to_string(kDoubleBins) + " fold_floats=" + std::to_string(4 * kFoldEvery) +
+         " grid_chunks=" + std::to_string(kBins);
+}
+
+/// The exact variant's arithmetic on the host: per worker, the kernel's kDoubleBins double
+/// bins folded into a 320-bit integer every kFoldEvery float4s, the workers' integers added,
+/// split into the grid's kBins chunks of 32 bits and put together again, then rounded by the
+/// kernel's own function. Must equal ExactSum's rounding (the kernel's helpers checked
+/// without a GPU).
 float exact_bins_on_host(const float* x, int64_t n) {
   const int64_t workers = wb::worker_count(n);
   std::vector<std::vector<uint64_t>> partial(size_t(workers), std::vector<uint64_t>(5, 0));
@@ -708,8 +716,8 @@ std::string bits_line(const wb::Options& opt, const FloatFlags& f, float reprodu
   return text;
 }
 
-/// --emulate: no GPU. The three orders' bits on the CPU; exit 1 if the exact variant's
-/// integers round differently from ExactSum.
+/// --emulate: no GPU. The three orders' bits on the CPU, then the exact variant's layout (its
+/// row's config); exit 1 if the exact variant's integers round differently from ExactSum.
 int emulate(const wb::Options& opt, const FloatFlags& f) {
   // First the hard cases of rounding, which generated inputs never reach: ties both ways,
   // subnormals, the largest float and the first sum that overflows, infinities and NaN.
@@ -737,6 +745,7 @@ int emulate(const wb::Options& opt, const FloatFlags& f) {
   const unsigned long long folded = folded_scan_on_host(x.data(), opt.n, scanned.data());
   std::printf("%s\n", bits_line(opt, f, chunked_sum_on_host(x.data(), opt.n, ChunkOrder::Sequential),
                                 chunked_sum_on_host(x.data(), opt.n, ChunkOrder::Pairwise), exact, folded).c_str());
+  std::printf("float_exact: %s\n", exact_layout().c_str());
   // The emulated fold is a scan: the last output of every tile (where the carries meet) and
   // the last of all within the fold's bound of the exact prefix sum.
   const int64_t tile_size = int64_t(scan::kBlock) * scan_batch(opt.n);
@@ -1125,7 +1134,7 @@ int run_variants(const wb::Spec& spec, wb::Options& opt, const FloatFlags& f, co
               sum_check(depth, pair_bits), true);
   }
   if (runs(opt.variant, "exact")) {
-    bench.run({"float_exact", n, kExactBlock, 0, 0, wb::blocks_per_sm(float_exact, kExactBlock), "bins=9"},
+    bench.run({"float_exact", n, kExactBlock, 0, 0, wb::blocks_per_sm(float_exact, kExactBlock), exact_layout()},
               [&] { launch_exact(in.d, s); }, s.sum.get(), 4, sum_check(0, truth.rounded), true);
   }
   if (runs(opt.variant, "cub")) {

@@ -22,9 +22,10 @@
 /// - `pairwise`: the reproducible decomposition with pairwise trees inside each lane: the
 ///   same speed, a depth of log2(N) instead of N / 128.
 /// - `exact`: correctly rounded. Every float is an integer multiple of 2^-149; each thread
-///   adds its floats as integers into 9 bins of 32 bits of weight each (in shared memory),
-///   folds their carries every 256 elements, the bins are merged exactly and the last block
-///   rounds once. The bits must equal ExactSum's rounding.
+///   adds its floats into double bins in shared memory, one per 16 exponents (kDoubleBins),
+///   where no addition rounds, and every kFoldEvery float4s moves them into a 320-bit integer;
+///   the blocks add their integers into the grid's kBins chunks of 32 bits, and the last block
+///   rounds the total once. The bits must equal ExactSum's rounding.
 /// - `cub`: cub::DeviceReduce::Sum on floats, and, where the CUB in the build has them
 ///   (CUB 3.1 on), its three determinism levels.
 /// - `scan`: chapter 17's single pass (single_pass.cuh) on floats. In chapter 17's look-back
@@ -466,11 +467,11 @@ struct ExactGrid {
   unsigned ticket;                 ///< blocks done
 };
 
-/// The correctly rounded sum: each thread adds its floats into 16 double bins in shared
-/// memory, one per range of 16 exponents, where every addition is exact (see kDoubleBins);
-/// every 4096 floats, and at the end, it moves them into a 320-bit integer. The block adds
-/// its threads' integers, the grid its blocks' with 64-bit atomics on 32-bit chunks, and the
-/// last block rounds the total once. Integers and exact additions only: no order matters.
+/// The correctly rounded sum: each thread adds its floats into kDoubleBins double bins in
+/// shared memory, one per range of 16 exponents, where every addition is exact; every
+/// kFoldEvery float4s, and at the end, it moves them into a 320-bit integer. The block adds
+/// its threads' integers, the grid its blocks' with 64-bit atomics on kBins chunks of 32 bits,
+/// and the last block rounds the total once. Integers and exact additions only: no order matters.
 __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restrict__ in, int64_t n, ExactGrid* grid,
                                                            float* sum) {
   __shared__ double bins[kDoubleBins * kExactBlock];  // bin b of thread t at b * kExactBlock + t
@@ -651,8 +652,8 @@ int main(int argc, char** argv) {
       "                up to N = 2^22, as each run's whole output is checked on the CPU\n"
       "  --runs R      runs per --study cell (default 200)\n"
       "  --emulate     no GPU: the CPU's bits of the reproducible, pairwise and exact orders and the hash\n"
-      "                of the deterministic scan's output for --n\n"
-      "  --gpu-bits    the same line from the GPU, then the tree's bits at two grids\n";
+      "                of the deterministic scan's output for --n, then the exact sum's layout\n"
+      "  --gpu-bits    the same first line from the GPU, then the tree's bits at two grids\n";
 
   FloatFlags f = take_float_flags(argc, argv);
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);

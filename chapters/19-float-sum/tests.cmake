@@ -31,6 +31,15 @@ foreach(line IN LISTS wb_bits_lines)
                        RESOURCE_LOCK gpu TIMEOUT 600)
 endforeach()
 
+# The exact sum's layout as its row's config gives it (--emulate's second line; no GPU), which
+# the program builds from the kernel's constants: 16 double bins (one per 16 of the 256 biased
+# exponents), moved into the 320-bit integer every 1024 float4s (4096 floats), and the grid's
+# 10 chunks of 32 bits (320 bits). A description written by hand fails here once it no longer
+# says what the kernel does (the config once said "bins=9", from an earlier design).
+add_test(NAME ${target}_exact_layout COMMAND sh ${WB_TESTS}/expect.sh 0
+         "^float_exact: double_bins=16 fold_floats=4096 grid_chunks=10$" ${bin} --emulate --n 1000)
+set_tests_properties(${target}_exact_layout PROPERTIES LABELS host)
+
 # Negative controls. The comparison fails for another seed's input (the CPU, host), and the
 # tree's bits at two grids differ, so a check of reproducibility across grids would catch the
 # tree (the GPU, on the second fixture's input, 2^22 values of both signs: the two grids
