@@ -101,7 +101,7 @@ static void test_float_exact_cases() {
     round_trip = round_trip && comes_back(biased << 23 | 1u) && comes_back(biased << 23 | 0x7fffffu);
   EXPECT(round_trip);
   EXPECT(exact_of({0x1p-125f, 0x1p-149f}) == 0x1p-125f);  // a tie in that binade: to even
-  // An exact zero is +0, and an empty sum is zero.
+  // An exact zero from terms that cancel is +0, and an empty sum is +0 (test_float_signed_zero).
   EXPECT(wb::float_bits(exact_of({1.5f, -1.5f})) == 0u && wb::float_bits(exact_of({})) == 0u);
   wb::ExactSum zero;
   EXPECT(zero.is_zero() && zero.sign() == 0);
@@ -130,6 +130,87 @@ static void test_float_exact_cases() {
   wb::ExactSum tiny;
   tiny.add(0x1p-149f);
   EXPECT(tiny.ulps(0x1p-149f) == 0.0 && tiny.ulps(0.0f) == 1.0 && tiny.ulps(0x1p-147f) == 3.0);
+}
+
+// The sign of an exact zero, as IEEE's round to nearest gives it: x + (-x) is +0 and
+// -0 + -0 is -0, so a sum is -0 exactly when it has terms and every one is -0.0; any other
+// term, +0.0 included, makes it +0, and an empty sum is +0.
+static void test_float_signed_zero() {
+  const float tiny = 0x1p-149f;
+  volatile float minus_zero = -0.0f, plus_zero = 0.0f;  // IEEE's own additions, for the record
+  EXPECT(wb::float_bits(minus_zero + minus_zero) == 0x80000000u && wb::float_bits(minus_zero + plus_zero) == 0u &&
+         wb::float_bits(plus_zero + minus_zero) == 0u);
+  EXPECT(wb::float_bits(exact_of({-0.0f})) == 0x80000000u && wb::float_bits(exact_of({-0.0f, -0.0f, -0.0f})) == 0x80000000u);
+  EXPECT(wb::float_bits(exact_of({-0.0f, 0.0f})) == 0u && wb::float_bits(exact_of({0.0f, -0.0f, -0.0f})) == 0u);
+  EXPECT(wb::float_bits(exact_of({-tiny, -0.0f, tiny})) == 0u && wb::float_bits(exact_of({-1.0f, 1.0f, -0.0f})) == 0u);
+  EXPECT(wb::float_bits(exact_of({0.0f})) == 0u && wb::float_bits(exact_of({})) == 0u);
+  // Negative control: a loop from +0.0, as the kernels' running sums start, makes a sum of -0s +0.
+  EXPECT(wb::float_bits(naive_of({-0.0f, -0.0f})) == 0u);
+  wb::ExactSum minus, plus, empty;
+  minus.add(-0.0f);
+  plus.add(0.0f);
+  EXPECT(minus.only_minus_zeros() && !plus.only_minus_zeros() && !empty.only_minus_zeros());
+  EXPECT(std::signbit(minus.to_double_rounded()) && !std::signbit(plus.to_double_rounded()) &&
+         minus.to_double_rounded() == 0.0);
+  EXPECT(minus != empty && minus != plus && plus != empty && minus.is_zero() && minus.sign() == 0);
+  // Partial sums merge to the same sign in any split; an empty one changes nothing.
+  wb::ExactSum a = minus;
+  a.merge(empty);
+  a.merge(minus);
+  EXPECT(wb::float_bits(a.round_to_float()) == 0x80000000u);
+  a.merge(plus);
+  EXPECT(wb::float_bits(a.round_to_float()) == 0u);
+  // Negation negates the terms: +0s become -0s and back; the empty sum stays +0.
+  wb::ExactSum pluses = plus;
+  pluses.add(0.0f);
+  pluses.negate();
+  EXPECT(wb::float_bits(pluses.round_to_float()) == 0x80000000u);
+  pluses.negate();
+  EXPECT(wb::float_bits(pluses.round_to_float()) == 0u);
+  empty.negate();
+  EXPECT(wb::float_bits(empty.round_to_float()) == 0u);
+  // The flags of the GPU's sum: only -0.0 leaves kSumNotMinusZero out.
+  EXPECT(wb::term_flags(0x80000000u) == 0u && wb::term_flags(0u) == wb::kSumNotMinusZero &&
+         wb::term_flags(1u) == wb::kSumNotMinusZero && wb::term_flags(0x80000001u) == wb::kSumNotMinusZero);
+  EXPECT(wb::term_flags(0x7f800000u) == (wb::kSumPlusInf | wb::kSumNotMinusZero) &&
+         wb::term_flags(0xff800000u) == (wb::kSumMinusInf | wb::kSumNotMinusZero) &&
+         wb::term_flags(0xffc00001u) == (wb::kSumNaN | wb::kSumNotMinusZero));
+}
+
+// The GPU's rounding (round_limbs_to_float, of a 320-bit integer and the terms' flags) against
+// ExactSum's, case by case: ties, subnormals, overflow, infinities, NaN and signed zeros.
+static float limbs_rounding_of(const std::vector<float>& x) {
+  uint64_t limb[5] = {};
+  unsigned flags = 0;
+  for (float v : x) {
+    wb::limbs_add_double(limb, double(v));  // exact: a float is a multiple of 2^-149; nothing for inf, NaN, 0
+    flags |= wb::term_flags(wb::float_bits(v));
+  }
+  return wb::round_limbs_to_float(limb, flags);
+}
+
+static void test_float_limbs_rounding() {
+  const float max = std::numeric_limits<float>::max(), inf = std::numeric_limits<float>::infinity();
+  const float tiny = 0x1p-149f, nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<std::vector<float>> cases = {
+      {0x1p24f, 1.0f},    {0x1p24f, 3.0f},      {0x1p24f, 1.0f, 0x1p-30f}, {-0x1p24f, -1.0f}, {tiny, tiny, -tiny},
+      {0x1p-126f, -tiny}, {max, 0x1p103f},      {max, 0x1p103f, -tiny},    {-max, -max, max}, {1e30f, 1.0f, -1e30f},
+      {inf, 1.0f},        {-inf, -1.0f},        {-inf, inf},               {nan, 1.0f},       {-0.0f},
+      {-0.0f, -0.0f},     {-0.0f, 0.0f},        {0.0f},                    {tiny, -tiny},     {-tiny, -0.0f, tiny},
+      {-1.0f, 1.0f},      {-0.0f, -0.0f, inf}};
+  bool same = true;
+  for (const auto& x : cases) {
+    const float want = exact_of(x), got = limbs_rounding_of(x);
+    const bool ok = same_bits(got, want) || (std::isnan(got) && std::isnan(want));
+    if (!ok) std::printf("  %zu terms: the limbs round to %a (0x%08x), ExactSum to %a\n", x.size(), double(got),
+                         wb::float_bits(got), double(want));
+    same = same && ok;
+  }
+  EXPECT(same);
+  // Negative control: without the terms' flags (0) a zero total is taken for one of -0s only.
+  uint64_t zero[5] = {};
+  EXPECT(wb::float_bits(wb::round_limbs_to_float(zero, 0u)) == 0x80000000u &&
+         wb::float_bits(wb::round_limbs_to_float(zero, wb::kSumNotMinusZero)) == 0u);
 }
 
 static void test_float_merge() {
@@ -327,6 +408,8 @@ static void test_float_spec_errors() {
 
 int main() {
   test_float_exact_cases();
+  test_float_signed_zero();
+  test_float_limbs_rounding();
   test_float_merge();
   test_float_against_reference();
   test_float_bounds();

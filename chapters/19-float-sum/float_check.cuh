@@ -81,7 +81,7 @@ float exact_bins_on_host(const float* x, int64_t n) {
     int since = 0;
     for (int64_t i = b; i < e; ++i) {
       const uint32_t bits = wb::float_bits(x[i]);
-      flags[size_t(w)] |= wb::special_flags(bits);
+      flags[size_t(w)] |= wb::term_flags(bits);
       bins[((bits >> 23) & 0xffu) >> 4] += double(x[i]);
       if (++since == 4 * kFoldEvery) {
         for (double& d : bins) wb::limbs_add_double(total, d), d = 0.0;
@@ -720,13 +720,15 @@ std::string bits_line(const wb::Options& opt, const FloatFlags& f, float reprodu
 /// row's config); exit 1 if the exact variant's integers round differently from ExactSum.
 int emulate(const wb::Options& opt, const FloatFlags& f) {
   // First the hard cases of rounding, which generated inputs never reach: ties both ways,
-  // subnormals, the largest float and the first sum that overflows, infinities and NaN.
+  // subnormals, the largest float and the first sum that overflows, infinities and NaN, and
+  // the sign of an exact zero (-0 only when every term is -0).
   const float max = std::numeric_limits<float>::max(), inf = std::numeric_limits<float>::infinity();
   const float tiny = std::numeric_limits<float>::denorm_min();
   const std::vector<std::vector<float>> hard = {
       {0x1p24f, 1.0f},  {0x1p24f, 1.0f, 0x1p-30f}, {0x1p24f, 3.0f}, {0x1p24f, -1.0f, -0x1p-40f}, {tiny, tiny, -tiny},
       {0x1p-126f, -tiny}, {max, 0x1p103f}, {max, 0x1p103f, -tiny}, {max, 0x1p102f}, {-max, -max, max},
-      {1e30f, 1.0f, -1e30f}, {inf, 1.0f}, {-inf, inf}, {std::numeric_limits<float>::quiet_NaN(), 1.0f}, {0.0f, -0.0f}};
+      {1e30f, 1.0f, -1e30f}, {inf, 1.0f}, {-inf, inf}, {std::numeric_limits<float>::quiet_NaN(), 1.0f}, {0.0f, -0.0f},
+      {-0.0f}, {-0.0f, -0.0f, -0.0f}, {-0.0f, 0.0f, -0.0f}, {0.0f}, {tiny, -tiny}, {-tiny, -0.0f, tiny}, {-1.0f, 1.0f}};
   for (const auto& h : hard) {
     wb::ExactSum e;
     for (float v : h) e.add(v);

@@ -463,7 +463,7 @@ __device__ void warp_sum_limbs(uint64_t limb[5]) {
 /// The chunks that the blocks of the exact sum merge into: zero before a launch, left zero.
 struct ExactGrid {
   unsigned long long bins[kBins];  ///< the blocks' chunks, added as two's-complement integers
-  unsigned flags;                  ///< special_flags of every input, or-ed
+  unsigned flags;                  ///< wb::term_flags of every input, or-ed
   unsigned ticket;                 ///< blocks done
 };
 
@@ -486,8 +486,9 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
       mine[b * kExactBlock] = 0.0;
     }
   };
-  // Infinities and NaN (biased exponent 255) go into bin 15 as they are: `top` notices them,
-  // and the rare thread that saw one goes over its elements again for their flags.
+  // Infinities and NaN (biased exponent 255) go into bin 15 as they are, and zeros into bin 0,
+  // where they add nothing: `top`, the largest biased exponent a thread saw, tells which
+  // threads need the flags that give IEEE's answer (see below).
   uint32_t top = 0;
   auto add = [&](float x) {
     const uint32_t e = (wb::float_bits(x) >> 23) & 0xffu;
@@ -523,9 +524,12 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
     add(v.x), add(v.y), add(v.z), add(v.w);
   }
   fold();
-  unsigned flags = 0;
-  if (top == 0xffu) {
-    auto flag = [&](float x) { flags |= wb::special_flags(wb::float_bits(x)); };
+  // The flags (wb::term_flags) cost the loop nothing. A thread whose `top` is above 0 surely
+  // added a term other than -0.0; only the rare thread that saw an infinity or NaN (top 255),
+  // or nothing but zeros and subnormals (top 0, or no elements), goes over its elements again.
+  unsigned flags = top > 0 ? wb::kSumNotMinusZero : 0u;
+  if (top == 0u || top == 0xffu) {
+    auto flag = [&](float x) { flags |= wb::term_flags(wb::float_bits(x)); };
     if (edges) {
       for (int64_t j = 0; j < split.head; ++j) flag(in[j]);
       for (int64_t j = n - split.tail; j < n; ++j) flag(in[j]);
@@ -534,20 +538,22 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
       const float4 v = body[j];
       flag(v.x), flag(v.y), flag(v.z), flag(v.w);
     }
-    atomicOr(&grid->flags, flags);  // rare: one atomic per thread that saw one
+    if (flags & ~wb::kSumNotMinusZero) atomicOr(&grid->flags, flags);  // rare: a thread that saw an inf or NaN
   }
   // The block's total: the warps' (a butterfly of integers), then warp 0 adds the warps'.
   const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   warp_sum_limbs(total);
   if (lane == 0)
     for (int j = 0; j < 5; ++j) warp_totals[warp][j] = total[j];
-  __syncthreads();
+  // The barrier also ors the threads' kSumNotMinusZero: one atomic per block passes it on.
+  const bool not_minus_zero = __syncthreads_or(flags & wb::kSumNotMinusZero);
   if (threadIdx.x < kBins) {  // thread c adds chunk c of the block's total to the grid's
     uint64_t block_total[5] = {};
     for (int w = 0; w < kExactBlock / kWarp; ++w) wb::limbs_add(block_total, warp_totals[w]);
     const long long chunk = limbs_chunk(block_total, threadIdx.x);
     if (chunk != 0) atomicAdd(&grid->bins[threadIdx.x], (unsigned long long)chunk);
   }
+  if (threadIdx.x == 0 && not_minus_zero) atomicOr(&grid->flags, wb::kSumNotMinusZero);
   __threadfence();  // every thread's adds are done, GPU-wide, before thread 0 takes the ticket
   __syncthreads();
   if (threadIdx.x == 0) {

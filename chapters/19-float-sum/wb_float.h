@@ -155,7 +155,8 @@ struct RoundedMagnitude {
 /// significand shifted by at most 253 bits). Any float is below 2^128, any sum of up to
 /// kMaxTerms of them below 2^168: 149 + 168 bits and a sign fit in 5 limbs of 64 bits.
 /// Adding is exact and associative, so partial sums of threads merge into the same bits
-/// in any order. An infinity or NaN added is kept aside and gives IEEE's answer.
+/// in any order. An infinity or NaN added is kept aside and gives IEEE's answer, and so is
+/// what sets the sign of an exact zero: whether every term was -0.0.
 class ExactSum {
  public:
   static constexpr int kLimbs = 5;           ///< 64-bit limbs, least significant first
@@ -166,6 +167,8 @@ class ExactSum {
   void add(float x) {
     uint32_t bits = float_bits(x);
     uint32_t biased = (bits >> 23) & 0xffu, fraction = bits & 0x7fffffu;
+    not_minus_zero_ = not_minus_zero_ || bits != 0x80000000u;
+    not_plus_zero_ = not_plus_zero_ || bits != 0u;
     if (biased == 0xffu) {
       if (fraction != 0) nan_ = true;
       else if (bits >> 31) neg_inf_ = true;
@@ -189,14 +192,17 @@ class ExactSum {
     nan_ = nan_ || other.nan_;
     pos_inf_ = pos_inf_ || other.pos_inf_;
     neg_inf_ = neg_inf_ || other.neg_inf_;
+    not_minus_zero_ = not_minus_zero_ || other.not_minus_zero_;
+    not_plus_zero_ = not_plus_zero_ || other.not_plus_zero_;
   }
 
-  /// Turn the sum into its negative, exactly.
+  /// Turn the sum into its negative, exactly: the sum of its terms negated.
   void negate() {
     ExactSum zero;
     zero.subtract_limbs(limb_);
     std::memcpy(limb_, zero.limb_, sizeof limb_);
     std::swap(pos_inf_, neg_inf_);
+    std::swap(not_minus_zero_, not_plus_zero_);
   }
 
   /// Whether the finite part of the sum is exactly zero.
@@ -209,20 +215,25 @@ class ExactSum {
   /// The sign of the finite part: -1, 0 or +1.
   int sign() const { return (limb_[kLimbs - 1] >> 63) ? -1 : is_zero() ? 0 : 1; }
 
-  /// The same exact value and the same infinities and NaN.
+  /// Whether the sum has terms and every one was -0.0: then IEEE's sum is -0.0.
+  bool only_minus_zeros() const { return not_plus_zero_ && !not_minus_zero_; }
+
+  /// The same exact value, the same infinities and NaN, and the same sign of an exact zero.
   bool operator==(const ExactSum& o) const {
     return std::memcmp(limb_, o.limb_, sizeof limb_) == 0 && nan_ == o.nan_ && pos_inf_ == o.pos_inf_ &&
-           neg_inf_ == o.neg_inf_;
+           neg_inf_ == o.neg_inf_ && not_minus_zero_ == o.not_minus_zero_ && not_plus_zero_ == o.not_plus_zero_;
   }
-  /// Not the same exact value, or not the same infinities and NaN.
+  /// Not the same exact value, infinities and NaN, or sign of an exact zero.
   bool operator!=(const ExactSum& o) const { return !(*this == o); }
 
   /// The sum correctly rounded to float32: to nearest, ties to even, +-inf once the exact
   /// sum reaches FLT_MAX + half an ulp (2^128 - 2^103), subnormal results exact. An exact
-  /// zero is +0. Integer arithmetic only: the host's rounding mode plays no part.
+  /// zero is IEEE's: -0 when every term was -0.0, else +0 (x + -x is +0, and so is an
+  /// empty sum). Integer arithmetic only: the host's rounding mode plays no part.
   float round_to_float() const {
     float special;
     if (nonfinite(special)) return special;
+    if (is_zero()) return float_from_bits(only_minus_zeros() ? 0x80000000u : 0u);
     RoundedMagnitude r = rounded_magnitude(24);
     // The result is significand * 2^(shift - 149). shift 0 covers the subnormals and the
     // smallest normal binade, whose bits are the significand itself; otherwise the
@@ -235,10 +246,12 @@ class ExactSum {
   }
 
   /// The sum correctly rounded to double (to nearest, ties to even). Any exact sum of
-  /// kMaxTerms floats lies inside double's normal range, so only the significand rounds.
+  /// kMaxTerms floats lies inside double's normal range, so only the significand rounds. An
+  /// exact zero has round_to_float's sign.
   double to_double_rounded() const {
     float special;
     if (nonfinite(special)) return double(special);
+    if (is_zero()) return only_minus_zeros() ? -0.0 : 0.0;
     RoundedMagnitude r = rounded_magnitude(53);
     double magnitude = std::ldexp(double(r.significand), r.shift - kFractionBits);  // exact
     return sign() < 0 ? -magnitude : magnitude;
@@ -265,6 +278,9 @@ class ExactSum {
  private:
   uint64_t limb_[kLimbs] = {};
   bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
+  // A term other than -0.0, and one other than +0.0, was added: the sign of an exact zero
+  // (both kept, so that negate() can swap them).
+  bool not_minus_zero_ = false, not_plus_zero_ = false;
 
   void add_limbs(const uint64_t* t) {
     uint64_t carry = 0;
@@ -352,10 +368,28 @@ inline double sum_abs(const float* x, int64_t n) {
 // the host: every finite float, and every sum of up to 2^40 of them, is such an integer
 // exactly, so integer additions sum floats without rounding, in any order.
 
-/// What an infinity or NaN adds to the exact sum's flags (0 for a finite float).
+// The flags of such a sum: what IEEE's answer needs beside the exact finite total, or-ed
+// over the terms (term_flags), so that threads and blocks combine them in any order.
+
+/// A NaN was added: the sum is NaN.
+constexpr unsigned kSumNaN = 1u;
+/// +inf was added: the sum is +inf, or NaN with kSumMinusInf or kSumNaN.
+constexpr unsigned kSumPlusInf = 2u;
+/// -inf was added: the sum is -inf, or NaN with kSumPlusInf or kSumNaN.
+constexpr unsigned kSumMinusInf = 4u;
+/// A term other than -0.0 was added: an exact zero total is +0. Without it (every term -0.0)
+/// IEEE's sum is -0.
+constexpr unsigned kSumNotMinusZero = 8u;
+
+/// What an infinity or NaN adds to the flags (0 for a finite float).
 WB_HD inline unsigned special_flags(uint32_t bits) {
   if (((bits >> 23) & 0xffu) != 0xffu) return 0;
-  return (bits & 0x7fffffu) ? 1u : (bits >> 31) ? 4u : 2u;  // NaN, -inf, +inf
+  return (bits & 0x7fffffu) ? kSumNaN : (bits >> 31) ? kSumMinusInf : kSumPlusInf;
+}
+
+/// What one term adds to the flags: special_flags, and kSumNotMinusZero unless it is -0.0.
+WB_HD inline unsigned term_flags(uint32_t bits) {
+  return special_flags(bits) | (bits != 0x80000000u ? kSumNotMinusZero : 0u);
 }
 
 /// Add one 320-bit fixed-point integer to another.
@@ -407,14 +441,16 @@ WB_HD inline void limbs_add_double(uint64_t limb[5], double d) {
   limbs_add_shifted(limb, (b >> 63) ? -significand : significand, shift);
 }
 
-/// A 320-bit fixed-point integer (units of 2^-149) correctly rounded to float: nearest, ties
-/// to even, infinity from FLT_MAX + half an ulp on; `flags` (special_flags, or-ed) give IEEE's
-/// answer when an infinity or NaN was added. Integer arithmetic only, as ExactSum's
-/// round_to_float, which the host check compares it with.
+/// The sum of at least one term, as a 320-bit fixed-point integer (units of 2^-149) and its
+/// flags (term_flags of every term, or-ed), correctly rounded to float: nearest, ties to even,
+/// infinity from FLT_MAX + half an ulp on; IEEE's answer when an infinity or NaN was added,
+/// and an exact zero -0 when every term was -0.0, +0 otherwise. Integer arithmetic only, as
+/// ExactSum's round_to_float, which the host check compares it with.
 WB_HD inline float round_limbs_to_float(const uint64_t limb_in[5], unsigned flags) {
-  if (flags & 1u || (flags & 6u) == 6u) return float_from_bits(0x7fc00000u);
-  if (flags & 2u) return float_from_bits(0x7f800000u);
-  if (flags & 4u) return float_from_bits(0xff800000u);
+  if (flags & kSumNaN || (flags & (kSumPlusInf | kSumMinusInf)) == (kSumPlusInf | kSumMinusInf))
+    return float_from_bits(0x7fc00000u);
+  if (flags & kSumPlusInf) return float_from_bits(0x7f800000u);
+  if (flags & kSumMinusInf) return float_from_bits(0xff800000u);
   uint64_t m[5];
   const bool negative = limb_in[4] >> 63;
   uint64_t borrow = 1;  // two's complement: invert and add one
@@ -424,7 +460,7 @@ WB_HD inline float round_limbs_to_float(const uint64_t limb_in[5], unsigned flag
   }
   int top = 319;
   while (top >= 0 && !((m[top / 64] >> (top % 64)) & 1u)) --top;
-  if (top < 0) return 0.0f;
+  if (top < 0) return float_from_bits(flags & kSumNotMinusZero ? 0u : 0x80000000u);
   auto bit = [&](int p) -> uint32_t { return uint32_t((m[p / 64] >> (p % 64)) & 1u); };
   const int shift = top < 24 ? 0 : top - 23;
   uint32_t significand = 0;
