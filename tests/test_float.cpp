@@ -140,7 +140,8 @@ static void test_float_signed_zero() {
   volatile float minus_zero = -0.0f, plus_zero = 0.0f;  // IEEE's own additions, for the record
   EXPECT(wb::float_bits(minus_zero + minus_zero) == 0x80000000u && wb::float_bits(minus_zero + plus_zero) == 0u &&
          wb::float_bits(plus_zero + minus_zero) == 0u);
-  EXPECT(wb::float_bits(exact_of({-0.0f})) == 0x80000000u && wb::float_bits(exact_of({-0.0f, -0.0f, -0.0f})) == 0x80000000u);
+  EXPECT(wb::float_bits(exact_of({-0.0f})) == 0x80000000u &&
+         wb::float_bits(exact_of({-0.0f, -0.0f, -0.0f})) == 0x80000000u);
   EXPECT(wb::float_bits(exact_of({-0.0f, 0.0f})) == 0u && wb::float_bits(exact_of({0.0f, -0.0f, -0.0f})) == 0u);
   EXPECT(wb::float_bits(exact_of({-tiny, -0.0f, tiny})) == 0u && wb::float_bits(exact_of({-1.0f, 1.0f, -0.0f})) == 0u);
   EXPECT(wb::float_bits(exact_of({0.0f})) == 0u && wb::float_bits(exact_of({})) == 0u);
@@ -384,6 +385,79 @@ static void test_float_input() {
   EXPECT(cancelled(p) && !cancelled(q));
 }
 
+// The inputs with IEEE's special values: what each mode holds, where, and what it sums to.
+static void test_float_special_inputs() {
+  const wb::FloatInputSpec negzero{8, wb::FloatMode::NegZero}, subnormal{8, wb::FloatMode::Subnormal},
+      special{8, wb::FloatMode::Special}, mixed{8, wb::FloatMode::Mixed};
+  bool minus_zeros = true;
+  for (uint64_t i = 0; i < 100000; i += 7)
+    minus_zeros = minus_zeros && wb::float_bits(wb::float_input(3, i, negzero)) == 0x80000000u;
+  EXPECT(minus_zeros);
+
+  // Subnormal: by kind, over 2^17 elements: subnormals 2 in 8 (0.25), zeros 1 in 8 of either sign
+  // (0.0625 each), the rest normal with exponents -126 to -126 + spread, both ends seen; nothing
+  // infinite or NaN. Mixed, the negative control, has none of the three.
+  auto kinds = [](const wb::FloatInputSpec& spec, int64_t counts[6]) {
+    for (int k = 0; k < 6; ++k) counts[k] = 0;  // subnormal, +0, -0, normal at -126, at -126 + spread, other
+    bool inside = true;
+    for (uint64_t i = 0; i < (uint64_t(1) << 17); ++i) {
+      const uint32_t bits = wb::float_bits(wb::float_input(21, i, spec));
+      const int biased = int((bits >> 23) & 0xffu);
+      if ((bits & 0x7fffffffu) == 0) ++counts[bits ? 2 : 1];
+      else if (biased == 0) ++counts[0];
+      else if (biased == 1) ++counts[3];
+      else if (biased == 1 + spec.spread) ++counts[4];
+      inside = inside && biased <= 1 + spec.spread;
+    }
+    return inside;
+  };
+  int64_t c[6];
+  const double total = double(int64_t(1) << 17);
+  EXPECT(kinds(subnormal, c) && std::fabs(c[0] / total - 0.25) < 0.01 && std::fabs(c[1] / total - 0.0625) < 0.005 &&
+         std::fabs(c[2] / total - 0.0625) < 0.005 && c[3] > 0 && c[4] > 0);
+  int64_t m[6];
+  kinds(mixed, m);
+  EXPECT(m[0] == 0 && m[1] == 0 && m[2] == 0);
+
+  // Special: Subnormal's values but +inf at 0, -inf at 4096, a NaN at 65536, and nowhere else.
+  bool places = true;
+  for (uint64_t i = 0; i < 200000; ++i) {
+    const float v = wb::float_input(21, i, special), w = wb::float_input(21, i, subnormal);
+    if (i == 0) places = places && wb::float_bits(v) == 0x7f800000u;
+    else if (i == 4096) places = places && wb::float_bits(v) == 0xff800000u;
+    else if (i == 65536) places = places && std::isnan(v);
+    else places = places && same_bits(v, w) && std::isfinite(v);
+  }
+  EXPECT(places && wb::kSpecialMinusInf == 4096 && wb::kSpecialNaN == 65536);
+  // Pinned bits: a GPU must make these same values (two subnormals, a normal value of the top
+  // binade, 2^-118, and the NaN with its payload).
+  EXPECT(wb::float_bits(wb::float_input(42, 1, subnormal)) == 0x8016e231u &&
+         wb::float_bits(wb::float_input(42, 2, subnormal)) == 0x806644a7u &&
+         wb::float_bits(wb::float_input(42, 3, subnormal)) == 0x04803e6bu &&
+         wb::float_bits(wb::float_input(42, 65536, special)) == 0x7fe41f3du);
+
+  // What Special sums to by N, as the page says: element 0 alone infinite up to 4096 elements
+  // (+inf, or -inf with it negated), +inf and -inf up to 65536 (NaN, or two -inf: -inf), a NaN
+  // beyond.
+  auto sum_of = [](int64_t n, bool negate_first) {
+    std::vector<float> x(static_cast<size_t>(n));
+    wb::fill_float_input(x.data(), n, 21, wb::FloatInputSpec{8, wb::FloatMode::Special});
+    if (negate_first) x[0] = -x[0];
+    return wb::exact_sum(x.data(), n);
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT(sum_of(4096, false) == inf && sum_of(4096, true) == -inf && sum_of(1, false) == inf);
+  EXPECT(std::isnan(sum_of(4097, false)) && sum_of(4097, true) == -inf && std::isnan(sum_of(65536, false)) &&
+         sum_of(65536, true) == -inf);
+  EXPECT(std::isnan(sum_of(65537, false)) && std::isnan(sum_of(65537, true)));
+  // NegZero sums to -0.0, and to +0.0 with element 0 negated (+0.0).
+  std::vector<float> z(1000);
+  wb::fill_float_input(z.data(), 1000, 5, negzero);
+  EXPECT(wb::float_bits(wb::exact_sum(z.data(), 1000)) == 0x80000000u);
+  z[0] = -z[0];
+  EXPECT(wb::float_bits(wb::exact_sum(z.data(), 1000)) == 0u);
+}
+
 static void test_float_spec_errors() {
   const std::string range = "is not allowed: give a whole number from 0 to 160";
   EXPECT(wb::float_input_error(wb::FloatInputSpec{0, wb::FloatMode::Positive}).empty());
@@ -391,7 +465,7 @@ static void test_float_spec_errors() {
   EXPECT(wb::float_input_error(wb::FloatInputSpec{-1, wb::FloatMode::Mixed}) == "spread '-1' " + range);
   EXPECT(wb::float_input_error(wb::FloatInputSpec{161, wb::FloatMode::Mixed}) == "spread '161' " + range);
   EXPECT(wb::float_input_error(wb::FloatInputSpec{8, wb::FloatMode(7)}) ==
-         "mode 7 is not known: give positive, mixed or cancel");
+         "mode 7 is not known: give positive, mixed, cancel, subnormal, special or negzero");
   wb::FloatInputSpec spec{3, wb::FloatMode::Positive};
   EXPECT(wb::parse_float_input("160", "cancel", spec).empty() && spec.spread == 160 &&
          spec.mode == wb::FloatMode::Cancel);
@@ -400,8 +474,13 @@ static void test_float_spec_errors() {
          spec.mode == wb::FloatMode::Positive);
   for (const char* bad : {"161", "-1", "abc", "", "1e2", "+8", " 8", "8 ", "99999", "2.5", "99999999999999999999"})
     EXPECT(wb::parse_float_input(bad, "mixed", spec) == std::string("spread '") + bad + "' " + range);
-  EXPECT(wb::parse_float_input("8", "Mixed", spec) == "mode 'Mixed' is not known: give positive, mixed or cancel");
-  EXPECT(wb::parse_float_input("8", "", spec) == "mode '' is not known: give positive, mixed or cancel");
+  const std::string known = "is not known: give positive, mixed, cancel, subnormal, special or negzero";
+  EXPECT(wb::parse_float_input("8", "Mixed", spec) == "mode 'Mixed' " + known);
+  EXPECT(wb::parse_float_input("8", "", spec) == "mode '' " + known);
+  EXPECT(wb::parse_float_input("8", "special ", spec) == "mode 'special ' " + known);
+  for (const char* name : {"subnormal", "special", "negzero"})
+    EXPECT(wb::parse_float_input("0", name, spec).empty() && wb::float_mode_name(spec.mode) == std::string(name));
+  EXPECT(wb::parse_float_input("8", "positive", spec).empty());
   EXPECT(wb::parse_float_input("999", "nope", spec) == "spread '999' " + range);  // the first bad one
   EXPECT(spec.spread == 8 && spec.mode == wb::FloatMode::Positive);  // refused input left it unchanged
 }
@@ -414,6 +493,7 @@ int main() {
   test_float_against_reference();
   test_float_bounds();
   test_float_input();
+  test_float_special_inputs();
   test_float_spec_errors();
   return host_test_summary();
 }

@@ -22,6 +22,9 @@ __global__ void make_float_input(float* x, int64_t n, uint64_t seed, wb::FloatIn
 /// Negate element 0: how the harness makes every other run see another input.
 __global__ void negate_first(float* x) { x[0] = wb::float_from_bits(wb::float_bits(x[0]) ^ 0x80000000u); }
 
+/// x negated as negate_first does it (its sign bit flipped), on the host.
+float negated(float x) { return wb::float_from_bits(wb::float_bits(x) ^ 0x80000000u); }
+
 // ---------------------------------------------------------------------------------------
 // The host's side: references and emulations
 
@@ -248,15 +251,20 @@ struct Truth {
   double abs_sum = 0;     ///< sum |x| (the same for both)
 };
 
-/// The exact sums of the input and of the input with element 0 negated.
+/// Element 0 of the input on a run of this parity (1: negated, as the harness makes it).
+float first_of(const FloatInput& in, int parity) { return parity ? negated(in.host[0]) : in.host[0]; }
+
+/// The exact sums of the input and of the input with element 0 negated: the sum of the other
+/// elements, and element 0 added as each run has it (an infinity negated is the other one, and
+/// -0.0 negated is +0.0, which no arithmetic on the first sum could give).
 Truth make_truth(const FloatInput& in) {
   Truth t;
-  t.exact[0] = wb::exact_total(in.host.data(), in.n);
-  t.exact[1] = t.exact[0];
-  const float x0 = in.host[0];
-  t.exact[1].add(-x0);
-  t.exact[1].add(-x0);
-  for (int k = 0; k < 2; ++k) t.rounded[k] = t.exact[k].round_to_float();
+  const wb::ExactSum rest = wb::exact_total(in.host.data() + 1, in.n - 1);
+  for (int k = 0; k < 2; ++k) {
+    t.exact[k] = rest;
+    t.exact[k].add(first_of(in, k));
+    t.rounded[k] = t.exact[k].round_to_float();
+  }
   t.abs_sum = wb::sum_abs(in.host.data(), in.n);
   return t;
 }
@@ -270,18 +278,62 @@ struct RunResult {
   std::string why;       ///< what was wrong, for the FAIL line
 };
 
-/// Judge one sum: within gamma(depth) * sum |x| (or `bound` when given), and, when `must`
-/// holds a value, bit-identical to it.
-RunResult judge_sum(float got, const Truth& t, int parity, double bound, const float* must) {
+/// Whether a and b are the same float, any NaN being the same as any other: IEEE leaves a NaN's
+/// payload to the hardware (a GPU's additions give 0x7fffffff, the CPU's keep an operand's).
+bool same_value(float a, float b) { return wb::float_bits(a) == wb::float_bits(b) || (std::isnan(a) && std::isnan(b)); }
+
+/// What an order of additions must give when the input holds an infinity or NaN, where no
+/// bound applies (the exact sum is not finite).
+enum class NonFinite {
+  Ieee,         ///< IEEE's sum, in any order: NaN with a NaN or both infinities, else the infinity
+  Compensated,  ///< NaN: the error term of an addition that reaches an infinity is inf - inf
+};
+
+/// What `rule` says of a sum whose exact value rounds to the non-finite `want`, and why.
+float nonfinite_expected(NonFinite rule, float want, const char*& why) {
+  if (rule == NonFinite::Compensated) {
+    why = "a compensated sum of an input with an infinity or NaN is NaN (its error term is inf - inf)";
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  why = std::isnan(want) ? "an input with a NaN, or with both infinities, sums to NaN in any order"
+                         : "an input with infinities of one sign and no NaN sums to that infinity in any order";
+  return want;
+}
+
+/// Judge one sum: within `bound` (its order's, gamma(depth) * sum |x|) and, when `must` holds
+/// a value, bit-identical to it (the CPU's emulation of its order). When the input holds an
+/// infinity or NaN, no bound applies: the result must be what `rule` says, and equal `must`.
+/// The sign of an exact zero is judged by `must` alone: the bound holds for either zero (the
+/// kernels' running sums start from +0.0, which makes a sum of -0.0s +0.0; only the exact
+/// variant promises IEEE's -0.0, and its `must` is ExactSum's rounding).
+RunResult judge_sum(float got, const Truth& t, int parity, double bound, const float* must,
+                    NonFinite rule = NonFinite::Ieee) {
   RunResult r;
   r.bits = wb::float_bits(got);
+  char text[320];
+  if (!std::isfinite(t.rounded[parity])) {
+    const char* why = nullptr;
+    const float want = nonfinite_expected(rule, t.rounded[parity], why);
+    if (!same_value(got, want)) {
+      r.ok = false;
+      std::snprintf(text, sizeof text, "got %.9g (%s), but %s: %.9g", double(got), hex_bits(got).c_str(), why,
+                    double(want));
+      r.why = text;
+    } else if (must && !same_value(got, *must)) {
+      r.ok = false;
+      std::snprintf(text, sizeof text, "got %s, its order computed on the CPU gives %s", hex_bits(got).c_str(),
+                    hex_bits(*must).c_str());
+      r.why = text;
+    }
+    r.ulps = r.rel = r.ok ? 0.0 : INFINITY;
+    return r;
+  }
   r.ulps = t.exact[parity].ulps(got);
   wb::ExactSum difference = t.exact[parity];
   difference.negate();
   difference.add(got);
   const double error = std::isfinite(got) ? std::fabs(difference.to_double_rounded()) : INFINITY;
   r.rel = t.abs_sum > 0 ? error / t.abs_sum : error;
-  char text[256];
   if (!(error <= bound)) {
     r.ok = false;
     std::snprintf(text, sizeof text, "got %.9g (%s), exact sum rounds to %.9g (%s): error %.3g above its bound %.3g",
@@ -302,6 +354,13 @@ RunResult judge_sum(float got, const Truth& t, int parity, double bound, const f
 double order_bound(const Truth& t, int parity, int64_t depth) {
   return depth > 0 ? wb::gamma(depth) * t.abs_sum : wb::kFloatUnitRoundoff * std::fabs(t.exact[parity].to_double_rounded());
 }
+
+/// What float atomics may lose beyond rounding: "atom.add.f32 rounds to nearest even and
+/// flushes subnormal inputs and results to sign-preserving zero" (NVIDIA, PTX ISA, atom), so
+/// each of `atomics` additions may drop up to 2^-126 twice (its operand and its result).
+/// Nothing is lost while the partial sums stay normal or zero, as with every input but
+/// subnormal's and special's.
+double atomic_flush_slack(int64_t atomics) { return 2.0 * double(atomics) * 0x1p-126; }
 
 /// The compensated sum's bound for a tree of depth d: each addition's error is recovered
 /// exactly and summed into c along the same tree, so |s - S| <= u |S| (the final s + c) +
@@ -749,13 +808,23 @@ int emulate(const wb::Options& opt, const FloatFlags& f) {
                                 chunked_sum_on_host(x.data(), opt.n, ChunkOrder::Pairwise), exact, folded).c_str());
   std::printf("float_exact: %s\n", exact_layout().c_str());
   // The emulated fold is a scan: the last output of every tile (where the carries meet) and
-  // the last of all within the fold's bound of the exact prefix sum.
+  // the last of all within the fold's bound of the exact prefix sum, or IEEE's sum where the
+  // prefix holds an infinity or NaN.
   const int64_t tile_size = int64_t(scan::kBlock) * scan_batch(opt.n);
   wb::ExactSum running, running_abs;
   for (int64_t i = 0; i < opt.n; ++i) {
     running.add(x[size_t(i)]);
     running_abs.add(std::fabs(x[size_t(i)]));
     if ((i + 1) % tile_size != 0 && i + 1 != opt.n) continue;
+    const float rounded = running.round_to_float();
+    if (!std::isfinite(rounded)) {
+      const char* why = nullptr;
+      const float expected = nonfinite_expected(NonFinite::Ieee, rounded, why);
+      if (same_value(scanned[size_t(i)], expected)) continue;
+      std::fprintf(stderr, "FAIL: the emulated fold's prefix %lld is %.9g, but %s: %.9g\n", (long long)i,
+                   double(scanned[size_t(i)]), why, double(expected));
+      return 1;
+    }
     wb::ExactSum difference = running;
     difference.negate();
     difference.add(scanned[size_t(i)]);
@@ -805,13 +874,14 @@ void make_input(FloatInput& in, const wb::Options& opt, int64_t n, const wb::Flo
 /// The sampled positions of a scan's check and the exact prefix sums there.
 struct ScanTruth {
   std::vector<int64_t> positions;   ///< the outputs checked
-  std::vector<wb::ExactSum> exact;  ///< the exact inclusive prefix at each position
+  std::vector<wb::ExactSum> exact;  ///< the exact sum of elements 1 to each position (element 0: first_of)
   std::vector<double> abs_prefix;   ///< sum |x| through each position
   wb::DeviceBuffer<int64_t> positions_d;  ///< the positions on the device
   wb::DeviceBuffer<float> picked_d;       ///< the outputs there, gathered for one copy back
 };
 
-/// Evenly spaced positions (the last element always among them) and their exact prefixes.
+/// Evenly spaced positions (the last element always among them) and their exact prefixes,
+/// but for element 0, which each run's check adds as that run has it (see make_truth).
 void make_scan_truth(ScanTruth& t, const FloatInput& in) {
   const int64_t count = std::min<int64_t>(in.n, kScanSamples);
   t.positions.resize(size_t(count));
@@ -821,7 +891,7 @@ void make_scan_truth(ScanTruth& t, const FloatInput& in) {
     for (int64_t j = b; j < e; ++j) {
       const int64_t from = j == 0 ? 0 : t.positions[size_t(j - 1)] + 1;
       for (int64_t i = from; i <= t.positions[size_t(j)]; ++i) {
-        segment[size_t(j)].add(in.host[size_t(i)]);
+        if (i > 0) segment[size_t(j)].add(in.host[size_t(i)]);
         segment_abs[size_t(j)].add(std::fabs(in.host[size_t(i)]));
       }
     }
@@ -840,7 +910,8 @@ void make_scan_truth(ScanTruth& t, const FloatInput& in) {
   WB_CHECK(cudaMemcpy(t.positions_d.get(), t.positions.data(), size_t(count) * 8, cudaMemcpyHostToDevice));
 }
 
-/// Judge one scan run in `order`: every sampled prefix within its bound; the bits are the
+/// Judge one scan run in `order`: every sampled prefix within its bound, or, where the prefix
+/// holds an infinity or NaN, IEEE's sum (NonFinite::Ieee: a scan only adds); the bits are the
 /// output's hash, which must equal `must` where given (the CPU's fold of this parity's input).
 RunResult judge_scan(const float* out, int64_t n, ScanTruth& t, const FloatInput& in, int parity, LookBackOrder order,
                      unsigned long long* hash_d, const unsigned long long* must) {
@@ -862,22 +933,33 @@ RunResult judge_scan(const float* out, int64_t n, ScanTruth& t, const FloatInput
   }
   for (int64_t j = 0; j < count; ++j) {
     wb::ExactSum want = t.exact[size_t(j)];
-    if (parity) want.add(-in.host[0]), want.add(-in.host[0]);
-    wb::ExactSum difference = want;
-    difference.negate();
-    const float got = picked[size_t(j)];
-    difference.add(got);
-    const double error = std::isfinite(got) ? std::fabs(difference.to_double_rounded()) : INFINITY;
-    const double bound = wb::gamma(scan_depth(order, t.positions[size_t(j)], n)) * t.abs_prefix[size_t(j)];
-    if (j + 1 == count) {
-      r.ulps = want.ulps(got);
-      r.rel = t.abs_prefix[size_t(j)] > 0 ? error / t.abs_prefix[size_t(j)] : error;
+    want.add(first_of(in, parity));
+    const float got = picked[size_t(j)], rounded = want.round_to_float();
+    char text[320];
+    text[0] = 0;
+    if (!std::isfinite(rounded)) {
+      const char* why = nullptr;
+      const float expected = nonfinite_expected(NonFinite::Ieee, rounded, why);
+      if (!same_value(got, expected))
+        std::snprintf(text, sizeof text, "prefix %lld is %.9g (%s), but %s: %.9g", (long long)t.positions[size_t(j)],
+                      double(got), hex_bits(got).c_str(), why, double(expected));
+      if (j + 1 == count) r.ulps = r.rel = text[0] ? INFINITY : 0.0;
+    } else {
+      wb::ExactSum difference = want;
+      difference.negate();
+      difference.add(got);
+      const double error = std::isfinite(got) ? std::fabs(difference.to_double_rounded()) : INFINITY;
+      const double bound = wb::gamma(scan_depth(order, t.positions[size_t(j)], n)) * t.abs_prefix[size_t(j)];
+      if (j + 1 == count) {
+        r.ulps = want.ulps(got);
+        r.rel = t.abs_prefix[size_t(j)] > 0 ? error / t.abs_prefix[size_t(j)] : error;
+      }
+      if (!(error <= bound))
+        std::snprintf(text, sizeof text, "prefix %lld is %.9g, exact %.9g: error %.3g above its bound %.3g",
+                      (long long)t.positions[size_t(j)], double(got), double(rounded), error, bound);
     }
-    if (!(error <= bound) && r.ok) {
+    if (text[0] && r.ok) {
       r.ok = false;
-      char text[256];
-      std::snprintf(text, sizeof text, "prefix %lld is %.9g, exact %.9g: error %.3g above its bound %.3g",
-                    (long long)t.positions[size_t(j)], double(got), double(want.round_to_float()), error, bound);
       r.why = text;
     }
   }
@@ -1088,11 +1170,14 @@ int run_variants(const wb::Spec& spec, wb::Options& opt, const FloatFlags& f, co
   }
 
   FloatBench bench(spec, opt, dev, in);
-  auto sum_check = [&](double depth, const float* must) {
-    return [&truth, &s, depth, must](int parity) {
+  // A sum's check: its order's bound (and `slack` beyond it), the CPU's bits of its order
+  // where `must` holds them (per parity), IEEE's answer when the input is not finite.
+  auto sum_check = [&](double depth, const float* must, double slack = 0.0) {
+    return [&truth, &s, depth, must, slack](int parity) {
       float v = 0;
       WB_CHECK(cudaMemcpy(&v, s.sum.get(), 4, cudaMemcpyDeviceToHost));
-      return judge_sum(v, truth, parity, order_bound(truth, parity, int64_t(depth)), must ? must + parity : nullptr);
+      return judge_sum(v, truth, parity, order_bound(truth, parity, int64_t(depth)) + slack,
+                       must ? must + parity : nullptr);
     };
   };
   const int occupancy = tree_occupancy;
@@ -1101,7 +1186,8 @@ int run_variants(const wb::Spec& spec, wb::Options& opt, const FloatFlags& f, co
   if (runs(opt.variant, "atomic")) {
     const double depth = double(Depths::per_thread(n, tree_blocks * opt.block) + tree_blocks);
     bench.run({"float_atomic", n, opt.block, 0, 0, occupancy, grid_config(tree_blocks)},
-              [&] { launch_atomic(in.d, s, tree_blocks); }, s.sum.get(), 4, sum_check(depth, nullptr), false);
+              [&] { launch_atomic(in.d, s, tree_blocks); }, s.sum.get(), 4,
+              sum_check(depth, nullptr, atomic_flush_slack(tree_blocks)), false);
   }
   if (runs(opt.variant, "tree")) {
     const double depth = double(Depths::per_thread(n, tree_blocks * opt.block) + wb::ceil_div<int64_t>(tree_blocks, opt.block) + 10);
@@ -1124,7 +1210,7 @@ int run_variants(const wb::Spec& spec, wb::Options& opt, const FloatFlags& f, co
     auto check = [&truth, &s, d](int parity) {
       float v = 0;
       WB_CHECK(cudaMemcpy(&v, s.sum.get(), 4, cudaMemcpyDeviceToHost));
-      return judge_sum(v, truth, parity, compensated_bound(truth, parity, d), nullptr);
+      return judge_sum(v, truth, parity, compensated_bound(truth, parity, d), nullptr, NonFinite::Compensated);
     };
     bench.run({"float_kahan", n, opt.block, 0, 0, wb::blocks_per_sm(float_kahan, opt.block), grid_config(tree_blocks)},
               [&] { launch_kahan(in.d, s, tree_blocks); }, s.sum.get(), 4, check, true);
@@ -1149,10 +1235,11 @@ int run_variants(const wb::Spec& spec, wb::Options& opt, const FloatFlags& f, co
               [&] { WB_CHECK(cub::DeviceReduce::Sum(temp.get(), temp_bytes, in.d, s.sum.get(), n)); }, s.sum.get(), 4,
               sum_check(depth, nullptr), true);
 #if WB_CUB_DETERMINISM
-    // not_guaranteed: atomics across blocks, so up to one addition per block more.
+    // not_guaranteed: atomics across blocks, so up to one addition per block more (and what
+    // float atomics flush).
     bench.run({"cub_sum_not_guaranteed", n, 0, 0, 0, 0, cub_config},
               [&] { WB_CHECK(cub::DeviceReduce::Sum(in.d, s.sum.get(), n, require_determinism<0>())); },
-              s.sum.get(), 4, sum_check(depth + double(n / 256), nullptr), false);
+              s.sum.get(), 4, sum_check(depth + double(n / 256), nullptr, atomic_flush_slack(n / 256 + 1)), false);
     bench.run({"cub_sum_run_to_run", n, 0, 0, 0, 0, cub_config},
               [&] { WB_CHECK(cub::DeviceReduce::Sum(in.d, s.sum.get(), n, require_determinism<1>())); },
               s.sum.get(), 4, sum_check(depth, nullptr), true);

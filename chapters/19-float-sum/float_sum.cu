@@ -589,9 +589,14 @@ constexpr LookBackOrder kDeterministicOrder = LookBackOrder::FoldForward;
 // [scan]
 
 /// An order-free hash of a scan's output bits (a sum of per-element hashes), so that runs can
-/// be compared without copying the output back; scan_hash_term() is one element's term.
+/// be compared without copying the output back; scan_hash_term() is one element's term. Every
+/// NaN hashes as one: IEEE leaves a NaN's payload to the hardware (a GPU's addition gives
+/// 0x7fffffff, the CPU's emulation keeps an operand's): that it is NaN is the scan's result, its
+/// payload is not.
 WB_HD inline unsigned long long scan_hash_term(int64_t i, float v) {
-  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ wb::float_bits(v));
+  const uint32_t bits = wb::float_bits(v);
+  const uint32_t canonical = (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : bits;  // any NaN
+  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ canonical);
 }
 
 /// Add the scan_hash_term of every element of out[0, n) to *hash.
@@ -650,9 +655,13 @@ int main(int argc, char** argv) {
   spec.copy_kernels = {"float_scan_single_pass", "float_scan_deterministic"};
   spec.extra_flags = {"--input", "--spread", "--study", "--runs", "--emulate", "--gpu-bits"};
   spec.extra_usage =
-      "  --input MODE  the signs of the input: positive, mixed or cancel (pairs x, -x one ulp apart)\n"
-      "                (default positive)\n"
-      "  --spread E    values m * 2^e, e spread over E + 1 exponents around 0, from 0 to 160 (default 8)\n"
+      "  --input MODE  the input: positive, mixed (both signs), cancel (pairs x, -x one ulp apart),\n"
+      "                subnormal (the lowest binades, with subnormals, +0 and -0 mixed in), special\n"
+      "                (subnormal's, with +inf at element 0, -inf at " + std::to_string(wb::kSpecialMinusInf) +
+      ", a NaN at " + std::to_string(wb::kSpecialNaN) + ") or\n"
+      "                negzero (every element -0.0) (default positive)\n"
+      "  --spread E    values m * 2^e, e spread over E + 1 exponents around 0 (subnormal and special:\n"
+      "                from -126 up), from 0 to 160 (default 8)\n"
       "  --study       print, per variant, N (2^10 up to --n) and input mode, the bit patterns of R runs,\n"
       "                the largest error in ulps and relative to sum |x|, and the bits (CSV); the scans\n"
       "                up to N = 2^22, as each run's whole output is checked on the CPU\n"

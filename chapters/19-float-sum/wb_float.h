@@ -7,7 +7,8 @@
 /// sum with no rounding at all, in a fixed-point integer wide enough for any float32 times
 /// any count up to 2^40, and rounds it once, correctly, when asked. The inputs are made
 /// like the int32 ones (element i from (seed, i) alone), with a spec that sets how hard
-/// the sum is.
+/// the sum is, and which of IEEE's special values (subnormals, zeros of both signs,
+/// infinities, NaN) it holds.
 #pragma once
 
 #include <cmath>
@@ -27,23 +28,40 @@ namespace wb {
 // ---------------------------------------------------------------------------------------
 // Inputs
 
-/// Which signs an input has, and whether its total cancels.
+/// Which signs an input has, whether its total cancels, and which special values it holds.
 enum class FloatMode {
-  Positive,  ///< every value positive: no cancellation, the easiest sum
-  Mixed,     ///< each sign with probability 1/2
-  Cancel,    ///< pairs x, -x moved by one ulp: the total cancels almost completely
+  Positive,   ///< every value positive: no cancellation, the easiest sum
+  Mixed,      ///< each sign with probability 1/2
+  Cancel,     ///< pairs x, -x moved by one ulp: the total cancels almost completely
+  Subnormal,  ///< both signs, values in the lowest binades, 1 in 4 subnormal, 1 in 16 +0, 1 in 16 -0
+  Special,    ///< Subnormal's values with +inf, -inf and a NaN at fixed places (kSpecialMinusInf)
+  NegZero,    ///< every value -0.0: IEEE's sum is -0.0
 };
 
-/// The widest spread of exponents: values stay within 2^-80 .. 2^81, so no value is
-/// subnormal and no sum of up to 2^40 of them overflows, in any order of additions.
+/// Every mode, in the order a command line's message lists them.
+constexpr FloatMode kFloatModes[] = {FloatMode::Positive,  FloatMode::Mixed,   FloatMode::Cancel,
+                                     FloatMode::Subnormal, FloatMode::Special, FloatMode::NegZero};
+
+/// FloatMode::Special's infinities and NaN: +inf at element 0, -inf at this element, a NaN
+/// at kSpecialNaN. An input of at most 4096 elements sums to +inf (to -inf with element 0
+/// negated, as the chapter's harness does on every other run), one of at most 65536 to NaN
+/// (to -inf with element 0 negated), a longer one to NaN.
+constexpr uint64_t kSpecialMinusInf = 4096;
+/// FloatMode::Special's NaN (see kSpecialMinusInf).
+constexpr uint64_t kSpecialNaN = 65536;
+
+/// The widest spread of exponents: the values of Positive, Mixed and Cancel stay within
+/// 2^-80 .. 2^81 (no value subnormal), Subnormal's normal values within 2^-126 .. 2^35, so
+/// that no sum of up to 2^40 of them overflows, in any order of additions.
 constexpr int kMaxFloatSpread = 160;
 
 /// How hard a float input is to sum.
 struct FloatInputSpec {
   /// Values are m * 2^e with m in [1, 2) and e uniform over the spread + 1 integers from
   /// -floor(spread / 2) to ceil(spread / 2): 0 gives values in [1, 2), 160 spans 2^161.
+  /// Subnormal and Special: e from -126 to -126 + spread, the lowest normal binades.
   int spread = 8;
-  FloatMode mode = FloatMode::Positive;  ///< the signs and the cancellation
+  FloatMode mode = FloatMode::Positive;  ///< the signs, the cancellation, the special values
 };
 
 /// The name a command line gives a mode.
@@ -52,8 +70,27 @@ inline const char* float_mode_name(FloatMode mode) {
     case FloatMode::Positive: return "positive";
     case FloatMode::Mixed: return "mixed";
     case FloatMode::Cancel: return "cancel";
+    case FloatMode::Subnormal: return "subnormal";
+    case FloatMode::Special: return "special";
+    case FloatMode::NegZero: return "negzero";
   }
   return "?";
+}
+
+/// The modes' names as a refusal lists them: "positive, mixed, ... or negzero".
+inline std::string float_mode_names() {
+  std::string names;
+  const size_t count = sizeof kFloatModes / sizeof kFloatModes[0];
+  for (size_t k = 0; k < count; ++k)
+    names += std::string(k == 0 ? "" : k + 1 == count ? " or " : ", ") + float_mode_name(kFloatModes[k]);
+  return names;
+}
+
+/// Whether `mode` is one of kFloatModes.
+inline bool float_mode_known(FloatMode mode) {
+  for (FloatMode m : kFloatModes)
+    if (m == mode) return true;
+  return false;
 }
 
 /// The empty string for a valid spec, otherwise the message a refused flag prints.
@@ -61,8 +98,8 @@ inline std::string float_input_error(const FloatInputSpec& spec) {
   if (spec.spread < 0 || spec.spread > kMaxFloatSpread)
     return "spread '" + std::to_string(spec.spread) + "' is not allowed: give a whole number from 0 to " +
            std::to_string(kMaxFloatSpread);
-  if (spec.mode != FloatMode::Positive && spec.mode != FloatMode::Mixed && spec.mode != FloatMode::Cancel)
-    return "mode " + std::to_string(int(spec.mode)) + " is not known: give positive, mixed or cancel";
+  if (!float_mode_known(spec.mode))
+    return "mode " + std::to_string(int(spec.mode)) + " is not known: give " + float_mode_names();
   return "";
 }
 
@@ -83,9 +120,9 @@ inline std::string parse_float_input(const std::string& spread_text, const std::
   if (spread > kMaxFloatSpread) return bad_spread;
   FloatInputSpec parsed{spread, FloatMode::Positive};
   bool known = false;
-  for (FloatMode m : {FloatMode::Positive, FloatMode::Mixed, FloatMode::Cancel})
+  for (FloatMode m : kFloatModes)
     if (mode_text == float_mode_name(m)) parsed.mode = m, known = true;
-  if (!known) return "mode '" + mode_text + "' is not known: give positive, mixed or cancel";
+  if (!known) return "mode '" + mode_text + "' is not known: give " + float_mode_names();
   spec = parsed;
   return "";
 }
@@ -112,23 +149,38 @@ WB_HD inline uint32_t float_bits(float f) {
 #endif
 }
 
-/// Element i of the float input for a seed and a (valid) spec: finite, never zero or NaN.
-/// Built from its bits, with no float arithmetic, so that the host and a GPU make the same
-/// values. In Cancel mode elements 2j and 2j + 1 share one draw x: the first is x, the
-/// second -x with its last bit flipped, so each pair sums to +-1 ulp of x. One function for
-/// the host and a GPU (WB_HD): a chapter makes its input on the device with it and checks
-/// against the same values made on the host.
+/// Element i of the float input for a seed and a (valid) spec: for Positive, Mixed and
+/// Cancel finite, never zero or NaN. Built from its bits, with no float arithmetic, so that
+/// the host and a GPU make the same values. In Cancel mode elements 2j and 2j + 1 share one
+/// draw x: the first is x, the second -x with its last bit flipped, so each pair sums to +-1
+/// ulp of x. Subnormal draws a kind for each element (bits 55-57 of its hash): a subnormal
+/// (2 in 8), a zero (1 in 8, of either sign) or a normal value of the lowest binades; Special
+/// puts +inf, -inf and a NaN (its payload from the hash) at its places among those. One
+/// function for the host and a GPU (WB_HD): a chapter makes its input on the device with it
+/// and checks against the same values made on the host.
 WB_HD inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& spec) {
+  if (spec.mode == FloatMode::NegZero) return float_from_bits(0x80000000u);
   bool cancel = spec.mode == FloatMode::Cancel;
+  bool low = spec.mode == FloatMode::Subnormal || spec.mode == FloatMode::Special;
   uint64_t draw = cancel ? i / 2 : i;
   // A stream of its own (the constant), so that the float and int32 inputs of one seed are unrelated.
   uint64_t h = mix64(mix64(seed ^ 0x5851f42d4c957f2dULL) + (draw + 1) * 0x9e3779b97f4a7c15ULL);
   uint32_t mantissa = uint32_t(h) & 0x7fffffu;                        // bits 0-22
   uint64_t exponent_draw = (h >> 23) & 0xffffffffu;                   // bits 23-54
-  int e = -(spec.spread / 2) + int((exponent_draw * uint64_t(spec.spread + 1)) >> 32);
+  int e = (low ? -126 : -(spec.spread / 2)) + int((exponent_draw * uint64_t(spec.spread + 1)) >> 32);
   uint32_t sign = spec.mode == FloatMode::Positive ? 0u : uint32_t(h >> 63);  // bit 63
   uint32_t bits = sign << 31 | uint32_t(e + 127) << 23 | mantissa;
   if (cancel && (i & 1)) bits = (bits ^ 0x80000000u) ^ 1u;  // -x, one ulp off (stays in x's binade)
+  if (low) {
+    const uint32_t kind = uint32_t(h >> 55) & 7u;  // bits 55-57
+    if (kind < 2) bits = sign << 31 | (mantissa | 1u);  // a subnormal: biased exponent 0, fraction not 0
+    else if (kind == 2) bits = sign << 31;              // +0 or -0
+  }
+  if (spec.mode == FloatMode::Special) {
+    if (i == 0) bits = 0x7f800000u;                                            // +inf
+    else if (i == kSpecialMinusInf) bits = 0xff800000u;                        // -inf
+    else if (i == kSpecialNaN) bits = sign << 31 | 0x7fc00000u | (mantissa & 0x3fffffu);  // a quiet NaN
+  }
   return float_from_bits(bits);
 }
 
@@ -258,10 +310,11 @@ class ExactSum {
   }
 
   /// |s - exact sum| in ulps of the correctly rounded sum r (the ulp of r's binade; 2^-149
-  /// below 2^-125). 0 when s and r are the same infinity, +inf when either is not finite
-  /// otherwise. s is subtracted exactly; only the difference is rounded, to double.
+  /// below 2^-125). 0 when s and r are the same infinity or both NaN, +inf when either is not
+  /// finite otherwise. s is subtracted exactly; only the difference is rounded, to double.
   double ulps(float s) const {
     float r = round_to_float();
+    if (std::isnan(r) && std::isnan(s)) return 0.0;
     if (!std::isfinite(r) || !std::isfinite(s)) return s == r ? 0.0 : std::numeric_limits<double>::infinity();
     ExactSum difference = *this;
     difference.negate();
