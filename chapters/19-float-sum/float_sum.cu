@@ -42,9 +42,11 @@
 /// Since chapter 11: float instead of int32; the input is made on the device. The harness is in
 /// float_check.cuh beside this file: a wb::Bench of its own (FloatBench) checks each result
 /// against a bound instead of bit equality, counts the bit patterns of the runs, and compares
-/// the reproducible, exact and deterministic-scan results bit for bit with the CPU. `--study`
-/// prints, per variant, N and input, the bit patterns over R runs and the error: what the
-/// page's figures are drawn from.
+/// the reproducible, exact and deterministic-scan results bit for bit with the CPU. Inputs with
+/// IEEE's special values (`--input subnormal`, `special`, `negzero`) test the edges: where an
+/// infinity or NaN leaves no bound, each result must be what IEEE's additions give in any
+/// order, and the exact sum of -0.0s is -0.0. `--study` prints, per variant, N and input, the
+/// bit patterns over R runs and the error: what the page's figures are drawn from.
 
 #include <cub/cub.cuh>
 
