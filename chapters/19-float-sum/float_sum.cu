@@ -590,15 +590,21 @@ using scan::LookBackOrder;
 constexpr LookBackOrder kDeterministicOrder = LookBackOrder::FoldForward;
 // [scan]
 
+/// The bits the harness fills every output with before a run (bytes of 0xff): a NaN that no
+/// addition gives (a GPU's NaN is 0x7fffffff, the CPU's the default 0xffc00000 or an
+/// operand's, and the inputs' NaN is positive), so that an output left unwritten is never
+/// taken for a NaN that the sum made.
+constexpr uint32_t kPoisonBits = 0xffffffffu;
+
 /// An order-free hash of a scan's output bits (a sum of per-element hashes), so that runs can
 /// be compared without copying the output back; scan_hash_term() is one element's term. Every
-/// NaN hashes as one: IEEE leaves a NaN's payload to the hardware (a GPU's addition gives
-/// 0x7fffffff, the CPU's emulation keeps an operand's): that it is NaN is the scan's result, its
-/// payload is not.
+/// NaN but the poison hashes as one: IEEE leaves a NaN's payload to the hardware (a GPU's
+/// addition gives 0x7fffffff, the CPU's emulation keeps an operand's): that it is NaN is the
+/// scan's result, its payload is not.
 WB_HD inline unsigned long long scan_hash_term(int64_t i, float v) {
   const uint32_t bits = wb::float_bits(v);
-  const uint32_t canonical = (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : bits;  // any NaN
-  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ canonical);
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u && bits != kPoisonBits;
+  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ (nan ? 0x7fc00000u : bits));
 }
 
 /// Add the scan_hash_term of every element of out[0, n) to *hash.

@@ -155,9 +155,9 @@ WB_HD inline uint32_t float_bits(float f) {
 /// draw x: the first is x, the second -x with its last bit flipped, so each pair sums to +-1
 /// ulp of x. Subnormal draws a kind for each element (bits 55-57 of its hash): a subnormal
 /// (2 in 8), a zero (1 in 8, of either sign) or a normal value of the lowest binades; Special
-/// puts +inf, -inf and a NaN (its payload from the hash) at its places among those. One
-/// function for the host and a GPU (WB_HD): a chapter makes its input on the device with it
-/// and checks against the same values made on the host.
+/// puts +inf, -inf and a positive quiet NaN (its payload from the hash) at its places among
+/// those. One function for the host and a GPU (WB_HD): a chapter makes its input on the
+/// device with it and checks against the same values made on the host.
 WB_HD inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& spec) {
   if (spec.mode == FloatMode::NegZero) return float_from_bits(0x80000000u);
   bool cancel = spec.mode == FloatMode::Cancel;
@@ -179,7 +179,7 @@ WB_HD inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& 
   if (spec.mode == FloatMode::Special) {
     if (i == 0) bits = 0x7f800000u;                                            // +inf
     else if (i == kSpecialMinusInf) bits = 0xff800000u;                        // -inf
-    else if (i == kSpecialNaN) bits = sign << 31 | 0x7fc00000u | (mantissa & 0x3fffffu);  // a quiet NaN
+    else if (i == kSpecialNaN) bits = 0x7fc00000u | (mantissa & 0x3fffffu);  // a quiet NaN, positive
   }
   return float_from_bits(bits);
 }
