@@ -34,8 +34,8 @@ endforeach()
 # The exact sum's layout as its row's config gives it (--emulate's second line; no GPU), which
 # the program builds from the kernel's constants: 16 double bins (one per 16 of the 256 biased
 # exponents), moved into the 320-bit integer every 1024 float4s (4096 floats), and the grid's
-# 10 chunks of 32 bits (320 bits). A description written by hand fails here once it no longer
-# says what the kernel does (the config once said "bins=9", from an earlier design).
+# 10 chunks of 32 bits (320 bits). A description written by hand (such as "bins=9") fails here
+# once it no longer says what the kernel does.
 add_test(NAME ${target}_exact_layout COMMAND sh ${WB_TESTS}/expect.sh 0
          "^float_exact: double_bins=16 fold_floats=4096 grid_chunks=10$" ${bin} --emulate --n 1000)
 set_tests_properties(${target}_exact_layout PROPERTIES LABELS host)
@@ -97,8 +97,8 @@ foreach(case IN LISTS wb_special_cases)
 endforeach()
 # -0.0 itself, which the checks above take from ExactSum: the exact row's first run on -0.0s
 # must give 0x80000000 (its bits= in the row's config). A rounding that makes every exact zero
-# +0.0, as the exact sum's once did, prints bits=0x00000000 here (and mutation
-# ch19-minus-zero-rounds-plus shows the run failing).
+# +0.0 prints bits=0x00000000 here (and mutation ch19-minus-zero-rounds-plus shows the run
+# failing).
 add_test(NAME ${target}_gpu_negzero_exact_bits
          COMMAND sh ${WB_TESTS}/expect.sh 0 "^19,float_exact,1000003,.* bits=0x80000000 "
                  sh ${WB_TESTS}/gpu.sh ${bin} --variant exact --input negzero --n 1000003 --csv)
