@@ -22,9 +22,10 @@
 /// - `pairwise`: the reproducible decomposition with pairwise trees inside each lane: the
 ///   same speed, a depth of log2(N) instead of N / 128.
 /// - `exact`: correctly rounded. Every float is an integer multiple of 2^-149; each thread
-///   adds its floats as integers into 9 bins of 32 bits of weight each (in shared memory),
-///   folds their carries every 256 elements, the bins are merged exactly and the last block
-///   rounds once. The bits must equal ExactSum's rounding.
+///   adds its floats into double bins in shared memory, one per 16 exponents (kDoubleBins),
+///   where no addition rounds, and every kFoldEvery float4s moves them into a 320-bit integer;
+///   the blocks add their integers into the grid's kBins chunks of 32 bits, and the last block
+///   rounds the total once. The bits must equal ExactSum's rounding.
 /// - `cub`: cub::DeviceReduce::Sum on floats, and, where the CUB in the build has them
 ///   (CUB 3.1 on), its three determinism levels.
 /// - `scan`: chapter 17's single pass (single_pass.cuh) on floats. In chapter 17's look-back
@@ -41,9 +42,11 @@
 /// Since chapter 11: float instead of int32; the input is made on the device. The harness is in
 /// float_check.cuh beside this file: a wb::Bench of its own (FloatBench) checks each result
 /// against a bound instead of bit equality, counts the bit patterns of the runs, and compares
-/// the reproducible, exact and deterministic-scan results bit for bit with the CPU. `--study`
-/// prints, per variant, N and input, the bit patterns over R runs and the error: what the
-/// page's figures are drawn from.
+/// the reproducible, exact and deterministic-scan results bit for bit with the CPU. Inputs with
+/// IEEE's special values (`--input subnormal`, `special`, `negzero`) test the edges: where an
+/// infinity or NaN leaves no bound, each result must be what IEEE's additions give in any
+/// order, and the exact sum of -0.0s is -0.0. `--study` prints, per variant, N and input, the
+/// bit patterns over R runs and the error: what the page's figures are drawn from.
 
 #include <cub/cub.cuh>
 
@@ -470,15 +473,15 @@ __device__ void warp_sum_limbs(uint64_t limb[5]) {
 /// The chunks that the blocks of the exact sum merge into: zero before a launch, left zero.
 struct ExactGrid {
   unsigned long long bins[kBins];  ///< the blocks' chunks, added as two's-complement integers
-  unsigned flags;                  ///< special_flags of every input, or-ed
+  unsigned flags;                  ///< wb::term_flags of every input, or-ed
   unsigned ticket;                 ///< blocks done
 };
 
-/// The correctly rounded sum: each thread adds its floats into 16 double bins in shared
-/// memory, one per range of 16 exponents, where every addition is exact (see kDoubleBins);
-/// every 4096 floats, and at the end, it moves them into a 320-bit integer. The block adds
-/// its threads' integers, the grid its blocks' with 64-bit atomics on 32-bit chunks, and the
-/// last block rounds the total once. Integers and exact additions only: no order matters.
+/// The correctly rounded sum: each thread adds its floats into kDoubleBins double bins in
+/// shared memory, one per range of 16 exponents, where every addition is exact; every
+/// kFoldEvery float4s, and at the end, it moves them into a 320-bit integer. The block adds
+/// its threads' integers, the grid its blocks' with 64-bit atomics on kBins chunks of 32 bits,
+/// and the last block rounds the total once. Integers and exact additions only: no order matters.
 __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restrict__ in, int64_t n, ExactGrid* grid,
                                                            float* sum) {
   __shared__ double bins[kDoubleBins * kExactBlock];  // bin b of thread t at b * kExactBlock + t
@@ -493,8 +496,9 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
       mine[b * kExactBlock] = 0.0;
     }
   };
-  // Infinities and NaN (biased exponent 255) go into bin 15 as they are: `top` notices them,
-  // and the rare thread that saw one goes over its elements again for their flags.
+  // Infinities and NaN (biased exponent 255) go into bin 15 as they are, and zeros into bin 0,
+  // where they add nothing: `top`, the largest biased exponent a thread saw, tells which
+  // threads need the flags that give IEEE's answer (see below).
   uint32_t top = 0;
   auto add = [&](float x) {
     const uint32_t e = (wb::float_bits(x) >> 23) & 0xffu;
@@ -530,9 +534,12 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
     add(v.x), add(v.y), add(v.z), add(v.w);
   }
   fold();
-  unsigned flags = 0;
-  if (top == 0xffu) {
-    auto flag = [&](float x) { flags |= wb::special_flags(wb::float_bits(x)); };
+  // The flags (wb::term_flags) cost the loop nothing. A thread whose `top` is above 0 surely
+  // added a term other than -0.0; only the rare thread that saw an infinity or NaN (top 255),
+  // or nothing but zeros and subnormals (top 0, or no elements), goes over its elements again.
+  unsigned flags = top > 0 ? wb::kSumNotMinusZero : 0u;
+  if (top == 0u || top == 0xffu) {
+    auto flag = [&](float x) { flags |= wb::term_flags(wb::float_bits(x)); };
     if (edges) {
       for (int64_t j = 0; j < split.head; ++j) flag(in[j]);
       for (int64_t j = n - split.tail; j < n; ++j) flag(in[j]);
@@ -541,20 +548,22 @@ __global__ void __launch_bounds__(kExactBlock) float_exact(const float* __restri
       const float4 v = body[j];
       flag(v.x), flag(v.y), flag(v.z), flag(v.w);
     }
-    atomicOr(&grid->flags, flags);  // rare: one atomic per thread that saw one
+    if (flags & ~wb::kSumNotMinusZero) atomicOr(&grid->flags, flags);  // rare: a thread that saw an inf or NaN
   }
   // The block's total: the warps' (a butterfly of integers), then warp 0 adds the warps'.
   const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   warp_sum_limbs(total);
   if (lane == 0)
     for (int j = 0; j < 5; ++j) warp_totals[warp][j] = total[j];
-  __syncthreads();
+  // The barrier also ors the threads' kSumNotMinusZero: one atomic per block passes it on.
+  const bool not_minus_zero = __syncthreads_or(flags & wb::kSumNotMinusZero);
   if (threadIdx.x < kBins) {  // thread c adds chunk c of the block's total to the grid's
     uint64_t block_total[5] = {};
     for (int w = 0; w < kExactBlock / kWarp; ++w) wb::limbs_add(block_total, warp_totals[w]);
     const long long chunk = limbs_chunk(block_total, threadIdx.x);
     if (chunk != 0) atomicAdd(&grid->bins[threadIdx.x], (unsigned long long)chunk);
   }
+  if (threadIdx.x == 0 && not_minus_zero) atomicOr(&grid->flags, wb::kSumNotMinusZero);
   __threadfence();  // every thread's adds are done, GPU-wide, before thread 0 takes the ticket
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -589,10 +598,21 @@ using scan::LookBackOrder;
 constexpr LookBackOrder kDeterministicOrder = LookBackOrder::FoldForward;
 // [scan]
 
+/// The bits the harness fills every output with before a run (bytes of 0xff): a NaN that no
+/// addition gives (a GPU's NaN is 0x7fffffff, the CPU's the default 0xffc00000 or an
+/// operand's, and the inputs' NaN is positive), so that an output left unwritten is never
+/// taken for a NaN that the sum made.
+constexpr uint32_t kPoisonBits = 0xffffffffu;
+
 /// An order-free hash of a scan's output bits (a sum of per-element hashes), so that runs can
-/// be compared without copying the output back; scan_hash_term() is one element's term.
+/// be compared without copying the output back; scan_hash_term() is one element's term. Every
+/// NaN but the poison hashes as one: IEEE leaves a NaN's payload to the hardware (a GPU's
+/// addition gives 0x7fffffff, the CPU's emulation keeps an operand's): that it is NaN is the
+/// scan's result, its payload is not.
 WB_HD inline unsigned long long scan_hash_term(int64_t i, float v) {
-  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ wb::float_bits(v));
+  const uint32_t bits = wb::float_bits(v);
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u && bits != kPoisonBits;
+  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ (nan ? 0x7fc00000u : bits));
 }
 
 /// Add the scan_hash_term of every element of out[0, n) to *hash.
@@ -650,16 +670,20 @@ int main(int argc, char** argv) {
                     {"cub_sum_gpu_to_gpu", kDeterminismCub}};
   spec.extra_flags = {"--input", "--spread", "--study", "--runs", "--emulate", "--gpu-bits"};
   spec.extra_usage =
-      "  --input MODE  the signs of the input: positive, mixed or cancel (pairs x, -x one ulp apart)\n"
-      "                (default positive)\n"
-      "  --spread E    values m * 2^e, e spread over E + 1 exponents around 0, from 0 to 160 (default 8)\n"
+      "  --input MODE  the input: positive, mixed (both signs), cancel (pairs x, -x one ulp apart),\n"
+      "                subnormal (the lowest binades, with subnormals, +0 and -0 mixed in), special\n"
+      "                (subnormal's, with +inf at element 0, -inf at " + std::to_string(wb::kSpecialMinusInf) +
+      ", a NaN at " + std::to_string(wb::kSpecialNaN) + ") or\n"
+      "                negzero (every element -0.0) (default positive)\n"
+      "  --spread E    values m * 2^e, e spread over E + 1 exponents around 0 (subnormal and special:\n"
+      "                from -126 up), from 0 to 160 (default 8)\n"
       "  --study       print, per variant, N (2^10 up to --n) and input mode, the bit patterns of R runs,\n"
       "                the largest error in ulps and relative to sum |x|, and the bits (CSV); the scans\n"
       "                up to N = 2^22, as each run's whole output is checked on the CPU\n"
       "  --runs R      runs per --study cell (default 200)\n"
       "  --emulate     no GPU: the CPU's bits of the reproducible, pairwise and exact orders and the hash\n"
-      "                of the deterministic scan's output for --n\n"
-      "  --gpu-bits    the same line from the GPU, then the tree's bits at two grids\n";
+      "                of the deterministic scan's output for --n, then the exact sum's layout\n"
+      "  --gpu-bits    the same first line from the GPU, then the tree's bits at two grids\n";
 
   FloatFlags f = take_float_flags(argc, argv);
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);

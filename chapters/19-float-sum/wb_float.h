@@ -1,12 +1,14 @@
 /// @file wb_float.h
-/// @brief Float32 inputs, their exact sum and the standard error bounds, host-only.
+/// @brief Chapter 19's float32 inputs, their exact sum and the standard error bounds (the
+/// inputs and the 320-bit integers on the host and the device, the rest on the host).
 ///
 /// Every float sum on a GPU rounds, and in an order the hardware picks, so a float result
 /// can only be judged against the truth: the exact sum, rounded once. ExactSum keeps that
 /// sum with no rounding at all, in a fixed-point integer wide enough for any float32 times
 /// any count up to 2^40, and rounds it once, correctly, when asked. The inputs are made
 /// like the int32 ones (element i from (seed, i) alone), with a spec that sets how hard
-/// the sum is.
+/// the sum is, and which of IEEE's special values (subnormals, zeros of both signs,
+/// infinities, NaN) it holds.
 #pragma once
 
 #include <cmath>
@@ -26,23 +28,40 @@ namespace wb {
 // ---------------------------------------------------------------------------------------
 // Inputs
 
-/// Which signs an input has, and whether its total cancels.
+/// Which signs an input has, whether its total cancels, and which special values it holds.
 enum class FloatMode {
-  Positive,  ///< every value positive: no cancellation, the easiest sum
-  Mixed,     ///< each sign with probability 1/2
-  Cancel,    ///< pairs x, -x moved by one ulp: the total cancels almost completely
+  Positive,   ///< every value positive: no cancellation, the easiest sum
+  Mixed,      ///< each sign with probability 1/2
+  Cancel,     ///< pairs x, -x moved by one ulp: the total cancels almost completely
+  Subnormal,  ///< both signs, values in the lowest binades, 1 in 4 subnormal, 1 in 16 +0, 1 in 16 -0
+  Special,    ///< Subnormal's values with +inf, -inf and a NaN at fixed places (kSpecialMinusInf)
+  NegZero,    ///< every value -0.0: IEEE's sum is -0.0
 };
 
-/// The widest spread of exponents: values stay within 2^-80 .. 2^81, so no value is
-/// subnormal and no sum of up to 2^40 of them overflows, in any order of additions.
+/// Every mode, in the order a command line's message lists them.
+constexpr FloatMode kFloatModes[] = {FloatMode::Positive,  FloatMode::Mixed,   FloatMode::Cancel,
+                                     FloatMode::Subnormal, FloatMode::Special, FloatMode::NegZero};
+
+/// FloatMode::Special's infinities and NaN: +inf at element 0, -inf at this element, a NaN
+/// at kSpecialNaN. An input of at most 4096 elements sums to +inf (to -inf with element 0
+/// negated, as the chapter's harness does on every other run), one of at most 65536 to NaN
+/// (to -inf with element 0 negated), a longer one to NaN.
+constexpr uint64_t kSpecialMinusInf = 4096;
+/// FloatMode::Special's NaN (see kSpecialMinusInf).
+constexpr uint64_t kSpecialNaN = 65536;
+
+/// The widest spread of exponents: the values of Positive, Mixed and Cancel stay within
+/// 2^-80 .. 2^81 (no value subnormal), Subnormal's normal values within 2^-126 .. 2^35, so
+/// that no sum of up to 2^40 of them overflows, in any order of additions.
 constexpr int kMaxFloatSpread = 160;
 
 /// How hard a float input is to sum.
 struct FloatInputSpec {
   /// Values are m * 2^e with m in [1, 2) and e uniform over the spread + 1 integers from
   /// -floor(spread / 2) to ceil(spread / 2): 0 gives values in [1, 2), 160 spans 2^161.
+  /// Subnormal and Special: e from -126 to -126 + spread, the lowest normal binades.
   int spread = 8;
-  FloatMode mode = FloatMode::Positive;  ///< the signs and the cancellation
+  FloatMode mode = FloatMode::Positive;  ///< the signs, the cancellation, the special values
 };
 
 /// The name a command line gives a mode.
@@ -51,8 +70,27 @@ inline const char* float_mode_name(FloatMode mode) {
     case FloatMode::Positive: return "positive";
     case FloatMode::Mixed: return "mixed";
     case FloatMode::Cancel: return "cancel";
+    case FloatMode::Subnormal: return "subnormal";
+    case FloatMode::Special: return "special";
+    case FloatMode::NegZero: return "negzero";
   }
   return "?";
+}
+
+/// The modes' names as a refusal lists them: "positive, mixed, ... or negzero".
+inline std::string float_mode_names() {
+  std::string names;
+  const size_t count = sizeof kFloatModes / sizeof kFloatModes[0];
+  for (size_t k = 0; k < count; ++k)
+    names += std::string(k == 0 ? "" : k + 1 == count ? " or " : ", ") + float_mode_name(kFloatModes[k]);
+  return names;
+}
+
+/// Whether `mode` is one of kFloatModes.
+inline bool float_mode_known(FloatMode mode) {
+  for (FloatMode m : kFloatModes)
+    if (m == mode) return true;
+  return false;
 }
 
 /// The empty string for a valid spec, otherwise the message a refused flag prints.
@@ -60,8 +98,8 @@ inline std::string float_input_error(const FloatInputSpec& spec) {
   if (spec.spread < 0 || spec.spread > kMaxFloatSpread)
     return "spread '" + std::to_string(spec.spread) + "' is not allowed: give a whole number from 0 to " +
            std::to_string(kMaxFloatSpread);
-  if (spec.mode != FloatMode::Positive && spec.mode != FloatMode::Mixed && spec.mode != FloatMode::Cancel)
-    return "mode " + std::to_string(int(spec.mode)) + " is not known: give positive, mixed or cancel";
+  if (!float_mode_known(spec.mode))
+    return "mode " + std::to_string(int(spec.mode)) + " is not known: give " + float_mode_names();
   return "";
 }
 
@@ -82,9 +120,9 @@ inline std::string parse_float_input(const std::string& spread_text, const std::
   if (spread > kMaxFloatSpread) return bad_spread;
   FloatInputSpec parsed{spread, FloatMode::Positive};
   bool known = false;
-  for (FloatMode m : {FloatMode::Positive, FloatMode::Mixed, FloatMode::Cancel})
+  for (FloatMode m : kFloatModes)
     if (mode_text == float_mode_name(m)) parsed.mode = m, known = true;
-  if (!known) return "mode '" + mode_text + "' is not known: give positive, mixed or cancel";
+  if (!known) return "mode '" + mode_text + "' is not known: give " + float_mode_names();
   spec = parsed;
   return "";
 }
@@ -111,23 +149,38 @@ WB_HD inline uint32_t float_bits(float f) {
 #endif
 }
 
-/// Element i of the float input for a seed and a (valid) spec: finite, never zero or NaN.
-/// Built from its bits, with no float arithmetic, so that the host and a GPU make the same
-/// values. In Cancel mode elements 2j and 2j + 1 share one draw x: the first is x, the
-/// second -x with its last bit flipped, so each pair sums to +-1 ulp of x. One function for
-/// the host and a GPU (WB_HD): a chapter makes its input on the device with it and checks
-/// against the same values made on the host.
+/// Element i of the float input for a seed and a (valid) spec: for Positive, Mixed and
+/// Cancel finite, never zero or NaN. Built from its bits, with no float arithmetic, so that
+/// the host and a GPU make the same values. In Cancel mode elements 2j and 2j + 1 share one
+/// draw x: the first is x, the second -x with its last bit flipped, so each pair sums to +-1
+/// ulp of x. Subnormal draws a kind for each element (bits 55-57 of its hash): a subnormal
+/// (2 in 8), a zero (1 in 8, of either sign) or a normal value of the lowest binades; Special
+/// puts +inf, -inf and a positive quiet NaN (its payload from the hash) at its places among
+/// those. One function for the host and a GPU (WB_HD): a chapter makes its input on the
+/// device with it and checks against the same values made on the host.
 WB_HD inline float float_input(uint64_t seed, uint64_t i, const FloatInputSpec& spec) {
+  if (spec.mode == FloatMode::NegZero) return float_from_bits(0x80000000u);
   bool cancel = spec.mode == FloatMode::Cancel;
+  bool low = spec.mode == FloatMode::Subnormal || spec.mode == FloatMode::Special;
   uint64_t draw = cancel ? i / 2 : i;
   // A stream of its own (the constant), so that the float and int32 inputs of one seed are unrelated.
   uint64_t h = mix64(mix64(seed ^ 0x5851f42d4c957f2dULL) + (draw + 1) * 0x9e3779b97f4a7c15ULL);
   uint32_t mantissa = uint32_t(h) & 0x7fffffu;                        // bits 0-22
   uint64_t exponent_draw = (h >> 23) & 0xffffffffu;                   // bits 23-54
-  int e = -(spec.spread / 2) + int((exponent_draw * uint64_t(spec.spread + 1)) >> 32);
+  int e = (low ? -126 : -(spec.spread / 2)) + int((exponent_draw * uint64_t(spec.spread + 1)) >> 32);
   uint32_t sign = spec.mode == FloatMode::Positive ? 0u : uint32_t(h >> 63);  // bit 63
   uint32_t bits = sign << 31 | uint32_t(e + 127) << 23 | mantissa;
   if (cancel && (i & 1)) bits = (bits ^ 0x80000000u) ^ 1u;  // -x, one ulp off (stays in x's binade)
+  if (low) {
+    const uint32_t kind = uint32_t(h >> 55) & 7u;  // bits 55-57
+    if (kind < 2) bits = sign << 31 | (mantissa | 1u);  // a subnormal: biased exponent 0, fraction not 0
+    else if (kind == 2) bits = sign << 31;              // +0 or -0
+  }
+  if (spec.mode == FloatMode::Special) {
+    if (i == 0) bits = 0x7f800000u;                                            // +inf
+    else if (i == kSpecialMinusInf) bits = 0xff800000u;                        // -inf
+    else if (i == kSpecialNaN) bits = 0x7fc00000u | (mantissa & 0x3fffffu);  // a quiet NaN, positive
+  }
   return float_from_bits(bits);
 }
 
@@ -154,7 +207,8 @@ struct RoundedMagnitude {
 /// significand shifted by at most 253 bits). Any float is below 2^128, any sum of up to
 /// kMaxTerms of them below 2^168: 149 + 168 bits and a sign fit in 5 limbs of 64 bits.
 /// Adding is exact and associative, so partial sums of threads merge into the same bits
-/// in any order. An infinity or NaN added is kept aside and gives IEEE's answer.
+/// in any order. An infinity or NaN added is kept aside and gives IEEE's answer, and so is
+/// what sets the sign of an exact zero: whether every term was -0.0.
 class ExactSum {
  public:
   static constexpr int kLimbs = 5;           ///< 64-bit limbs, least significant first
@@ -165,6 +219,8 @@ class ExactSum {
   void add(float x) {
     uint32_t bits = float_bits(x);
     uint32_t biased = (bits >> 23) & 0xffu, fraction = bits & 0x7fffffu;
+    not_minus_zero_ = not_minus_zero_ || bits != 0x80000000u;
+    not_plus_zero_ = not_plus_zero_ || bits != 0u;
     if (biased == 0xffu) {
       if (fraction != 0) nan_ = true;
       else if (bits >> 31) neg_inf_ = true;
@@ -188,14 +244,17 @@ class ExactSum {
     nan_ = nan_ || other.nan_;
     pos_inf_ = pos_inf_ || other.pos_inf_;
     neg_inf_ = neg_inf_ || other.neg_inf_;
+    not_minus_zero_ = not_minus_zero_ || other.not_minus_zero_;
+    not_plus_zero_ = not_plus_zero_ || other.not_plus_zero_;
   }
 
-  /// Turn the sum into its negative, exactly.
+  /// Turn the sum into its negative, exactly: the sum of its terms negated.
   void negate() {
     ExactSum zero;
     zero.subtract_limbs(limb_);
     std::memcpy(limb_, zero.limb_, sizeof limb_);
     std::swap(pos_inf_, neg_inf_);
+    std::swap(not_minus_zero_, not_plus_zero_);
   }
 
   /// Whether the finite part of the sum is exactly zero.
@@ -208,20 +267,25 @@ class ExactSum {
   /// The sign of the finite part: -1, 0 or +1.
   int sign() const { return (limb_[kLimbs - 1] >> 63) ? -1 : is_zero() ? 0 : 1; }
 
-  /// The same exact value and the same infinities and NaN.
+  /// Whether the sum has terms and every one was -0.0: then IEEE's sum is -0.0.
+  bool only_minus_zeros() const { return not_plus_zero_ && !not_minus_zero_; }
+
+  /// The same exact value, the same infinities and NaN, and the same sign of an exact zero.
   bool operator==(const ExactSum& o) const {
     return std::memcmp(limb_, o.limb_, sizeof limb_) == 0 && nan_ == o.nan_ && pos_inf_ == o.pos_inf_ &&
-           neg_inf_ == o.neg_inf_;
+           neg_inf_ == o.neg_inf_ && not_minus_zero_ == o.not_minus_zero_ && not_plus_zero_ == o.not_plus_zero_;
   }
-  /// Not the same exact value, or not the same infinities and NaN.
+  /// Not the same exact value, infinities and NaN, or sign of an exact zero.
   bool operator!=(const ExactSum& o) const { return !(*this == o); }
 
   /// The sum correctly rounded to float32: to nearest, ties to even, +-inf once the exact
   /// sum reaches FLT_MAX + half an ulp (2^128 - 2^103), subnormal results exact. An exact
-  /// zero is +0. Integer arithmetic only: the host's rounding mode plays no part.
+  /// zero is IEEE's: -0 when every term was -0.0, else +0 (x + -x is +0, and so is an
+  /// empty sum). Integer arithmetic only: the host's rounding mode plays no part.
   float round_to_float() const {
     float special;
     if (nonfinite(special)) return special;
+    if (is_zero()) return float_from_bits(only_minus_zeros() ? 0x80000000u : 0u);
     RoundedMagnitude r = rounded_magnitude(24);
     // The result is significand * 2^(shift - 149). shift 0 covers the subnormals and the
     // smallest normal binade, whose bits are the significand itself; otherwise the
@@ -234,20 +298,23 @@ class ExactSum {
   }
 
   /// The sum correctly rounded to double (to nearest, ties to even). Any exact sum of
-  /// kMaxTerms floats lies inside double's normal range, so only the significand rounds.
+  /// kMaxTerms floats lies inside double's normal range, so only the significand rounds. An
+  /// exact zero has round_to_float's sign.
   double to_double_rounded() const {
     float special;
     if (nonfinite(special)) return double(special);
+    if (is_zero()) return only_minus_zeros() ? -0.0 : 0.0;
     RoundedMagnitude r = rounded_magnitude(53);
     double magnitude = std::ldexp(double(r.significand), r.shift - kFractionBits);  // exact
     return sign() < 0 ? -magnitude : magnitude;
   }
 
   /// |s - exact sum| in ulps of the correctly rounded sum r (the ulp of r's binade; 2^-149
-  /// below 2^-125). 0 when s and r are the same infinity, +inf when either is not finite
-  /// otherwise. s is subtracted exactly; only the difference is rounded, to double.
+  /// below 2^-125). 0 when s and r are the same infinity or both NaN, +inf when either is not
+  /// finite otherwise. s is subtracted exactly; only the difference is rounded, to double.
   double ulps(float s) const {
     float r = round_to_float();
+    if (std::isnan(r) && std::isnan(s)) return 0.0;
     if (!std::isfinite(r) || !std::isfinite(s)) return s == r ? 0.0 : std::numeric_limits<double>::infinity();
     ExactSum difference = *this;
     difference.negate();
@@ -264,6 +331,9 @@ class ExactSum {
  private:
   uint64_t limb_[kLimbs] = {};
   bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
+  // A term other than -0.0, and one other than +0.0, was added: the sign of an exact zero
+  // (both kept, so that negate() can swap them).
+  bool not_minus_zero_ = false, not_plus_zero_ = false;
 
   void add_limbs(const uint64_t* t) {
     uint64_t carry = 0;
@@ -351,10 +421,28 @@ inline double sum_abs(const float* x, int64_t n) {
 // the host: every finite float, and every sum of up to 2^40 of them, is such an integer
 // exactly, so integer additions sum floats without rounding, in any order.
 
-/// What an infinity or NaN adds to the exact sum's flags (0 for a finite float).
+// The flags of such a sum: what IEEE's answer needs beside the exact finite total, or-ed
+// over the terms (term_flags), so that threads and blocks combine them in any order.
+
+/// A NaN was added: the sum is NaN.
+constexpr unsigned kSumNaN = 1u;
+/// +inf was added: the sum is +inf, or NaN with kSumMinusInf or kSumNaN.
+constexpr unsigned kSumPlusInf = 2u;
+/// -inf was added: the sum is -inf, or NaN with kSumPlusInf or kSumNaN.
+constexpr unsigned kSumMinusInf = 4u;
+/// A term other than -0.0 was added: an exact zero total is +0. Without it (every term -0.0)
+/// IEEE's sum is -0.
+constexpr unsigned kSumNotMinusZero = 8u;
+
+/// What an infinity or NaN adds to the flags (0 for a finite float).
 WB_HD inline unsigned special_flags(uint32_t bits) {
   if (((bits >> 23) & 0xffu) != 0xffu) return 0;
-  return (bits & 0x7fffffu) ? 1u : (bits >> 31) ? 4u : 2u;  // NaN, -inf, +inf
+  return (bits & 0x7fffffu) ? kSumNaN : (bits >> 31) ? kSumMinusInf : kSumPlusInf;
+}
+
+/// What one term adds to the flags: special_flags, and kSumNotMinusZero unless it is -0.0.
+WB_HD inline unsigned term_flags(uint32_t bits) {
+  return special_flags(bits) | (bits != 0x80000000u ? kSumNotMinusZero : 0u);
 }
 
 /// Add one 320-bit fixed-point integer to another.
@@ -406,14 +494,16 @@ WB_HD inline void limbs_add_double(uint64_t limb[5], double d) {
   limbs_add_shifted(limb, (b >> 63) ? -significand : significand, shift);
 }
 
-/// A 320-bit fixed-point integer (units of 2^-149) correctly rounded to float: nearest, ties
-/// to even, infinity from FLT_MAX + half an ulp on; `flags` (special_flags, or-ed) give IEEE's
-/// answer when an infinity or NaN was added. Integer arithmetic only, as ExactSum's
-/// round_to_float, which the host check compares it with.
+/// The sum of at least one term, as a 320-bit fixed-point integer (units of 2^-149) and its
+/// flags (term_flags of every term, or-ed), correctly rounded to float: nearest, ties to even,
+/// infinity from FLT_MAX + half an ulp on; IEEE's answer when an infinity or NaN was added,
+/// and an exact zero -0 when every term was -0.0, +0 otherwise. Integer arithmetic only, as
+/// ExactSum's round_to_float, which the host check compares it with.
 WB_HD inline float round_limbs_to_float(const uint64_t limb_in[5], unsigned flags) {
-  if (flags & 1u || (flags & 6u) == 6u) return float_from_bits(0x7fc00000u);
-  if (flags & 2u) return float_from_bits(0x7f800000u);
-  if (flags & 4u) return float_from_bits(0xff800000u);
+  if (flags & kSumNaN || (flags & (kSumPlusInf | kSumMinusInf)) == (kSumPlusInf | kSumMinusInf))
+    return float_from_bits(0x7fc00000u);
+  if (flags & kSumPlusInf) return float_from_bits(0x7f800000u);
+  if (flags & kSumMinusInf) return float_from_bits(0xff800000u);
   uint64_t m[5];
   const bool negative = limb_in[4] >> 63;
   uint64_t borrow = 1;  // two's complement: invert and add one
@@ -423,7 +513,7 @@ WB_HD inline float round_limbs_to_float(const uint64_t limb_in[5], unsigned flag
   }
   int top = 319;
   while (top >= 0 && !((m[top / 64] >> (top % 64)) & 1u)) --top;
-  if (top < 0) return 0.0f;
+  if (top < 0) return float_from_bits(flags & kSumNotMinusZero ? 0u : 0x80000000u);
   auto bit = [&](int p) -> uint32_t { return uint32_t((m[p / 64] >> (p % 64)) & 1u); };
   const int shift = top < 24 ? 0 : top - 23;
   uint32_t significand = 0;
