@@ -132,6 +132,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     if (split.tail_begin + lane < n) out[split.tail_begin + lane] = in[split.tail_begin + lane];
   }
 
+  // [loop]
   if (warp == kLoaderWarp && lane == 0) {
     // The loader: refill each stage as soon as it is empty, whatever the store lane is doing.
     // The tile's number goes beside the stage before the arrival, whose release orders it
@@ -165,6 +166,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     }
     ring::bulk_stores_done();
   }
+  // [loop]
   ring::clocks_end(warp, started);
 #else
   (void)in, (void)out, (void)n, (void)stages, (void)stage_bytes, (void)order, (void)counter, (void)counter_base;
