@@ -462,6 +462,7 @@ WB_HD inline void limbs_add(uint64_t limb[5], const uint64_t term[5]) {
 WB_HD inline void limbs_add_shifted(uint64_t limb[5], long long v, int shift) {
   const uint64_t fill = v < 0 ? ~0ull : 0ull;
   const int k = shift / 64, r = shift % 64;
+  if (k < 0 || k >= 5) return;  // outside the integer: no sum of floats gets there (a compiler cannot tell)
   uint64_t t[5];
   for (int j = 0; j < 5; ++j) t[j] = j < k ? 0 : fill;
   t[k] = uint64_t(v) << r;
