@@ -23,7 +23,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results_check import tracked_copy  # noqa: E402
+from results_check import tree_copy  # noqa: E402
 
 TAG = re.compile(r"<!-- num \S+ \S+ \S+ \S+ -->(\d+(?:\.\d+)?)")
 
@@ -59,7 +59,7 @@ def self_test():
             print(output)
 
     with tempfile.TemporaryDirectory() as root:
-        tracked_copy(root)
+        tree_copy(root)
         rc, out = numbers(root, "--check")
         expect("the committed pages pass", rc == 0 and re.search(r"numbers: [1-9]\d* tagged", out) is not None, out)
 

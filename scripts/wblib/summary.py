@@ -704,10 +704,12 @@ def results_page(res, date, uprel, slugs, only=None):
     return out
 
 
-def readme_table(res, date, slugs):
+def readme_table(res, date, slugs, own=()):
     """The README's block for one GPU, short (the README is read first, and kept under 10 KB):
     one row per chapter, its line of the tables (Results.standing) with CUB folded into its
-    "vs CUB" column, and for the ceiling chapter the two kernels that set the ceilings.
+    "vs CUB" column, and for the ceiling chapter the two kernels that set the ceilings; then a
+    row per chapter measured in a run of its own (`own`, from own_runs), against that run's
+    ceilings and CUB, its "vs previous" empty (the previous chapter ran in another run).
     Links relative to the repository root; the results pages and the chart are linked by
     readme_text."""
     dev, cc = xml(res.device), res.ceiling_ch
@@ -730,6 +732,36 @@ def readme_table(res, date, slugs):
             continue
         r = st.row
         out.append(f"| {link} | {r.kn} | {fmt_ms(r.med)} | {f1(r.gb)} | {pct_of(r.gb, st.ceiling)} | {st.vs_prev} | {st.vs_cub} |")
+    own = [(c, other, day) for c, other, day in own if c not in res.chs and other.standing(c) is not None]
+    for c, other, day in own:
+        st = other.standing(c)
+        r = st.row
+        out.append(f"| {chapter_link(c, '', slugs)} | {r.kn} | {fmt_ms(r.med)} | {f1(r.gb)} | {pct_of(r.gb, st.ceiling)} |  | "
+                   f"{st.vs_cub} |")
+    if own:
+        runs = ", ".join(f"{c} on {day}" for c, _, day in own)
+        out += ["", f"Measured in runs of their own with chapter {res.ceiling_ch} ({runs}), against those runs' "
+                    "ceilings and CUB; vs previous is left empty there."]
+    return out
+
+
+def own_runs(csv_path, facts_for):
+    """The chapters measured in runs of their own beside a CSV <base>.csv: its folder's
+    <base>-run-chapterNN.csv, each as (NN, Results of that run, the date its page shows), in
+    chapter order. Nothing is written."""
+    outdir = os.path.dirname(os.path.abspath(csv_path))
+    base = os.path.basename(csv_path)[:-len(".csv")] if csv_path.endswith(".csv") else os.path.basename(csv_path)
+    out = []
+    for path in sorted(glob.glob(os.path.join(outdir, f"{glob.escape(base)}-run-chapter[0-9][0-9].csv"))):
+        c = path[-6:-4]
+        records, rows = common.read_csv(path, REQUIRED), read_rows(path)
+        facts = facts_for(sorted({r.ch for r in rows}))
+        if not rows or facts.missing:
+            continue
+        page = path[:-len(".csv")] + ".md"
+        shown = re.search(r"\b(20\d\d-\d\d-\d\d)\b", open(page, encoding="utf-8").read()) if os.path.isfile(page) else None
+        out.append((c, Results(rows, records, base, facts, common.steps_rules(), c),
+                    shown.group(1) if shown else common.file_date(path)))
     return out
 
 
@@ -1083,8 +1115,9 @@ def render_one(csv_path, date, facts_for, slugs, first=True, only=None):
         # (its step and its CUB call) among no other chapters.
         kernels_chart(res, date, only).write(os.path.join(outdir, f"{base}-chapter{only}.svg"))
     img = rel + "/" if rel else ""
+    own = own_runs(csv_path, facts_for) if only is None else []
     blocks = {"device": res.device, "page": f"{img}{base}.md", "chart": f"{img}{base}.svg",
-              "summary.md": text_of(readme_table(res, date, slugs))}
+              "summary.md": text_of(readme_table(res, date, slugs, own))}
     for c in res.chs:
         if res.has_mark(c) and only is None:
             bar_chart(res, date, c).write(os.path.join(outdir, f"{base}-chapter{c}.svg"))
