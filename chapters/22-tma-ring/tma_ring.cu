@@ -35,9 +35,9 @@
 #include "workbook.cuh"
 
 /// The ring copy's lanes, by warp: one lane of each does the work.
-enum RingWarp : int {
-  kLoaderWarp = 0,  ///< fills the stages
-  kStoreWarp = 1    ///< drains them (and, in block 0, copies the head and tail)
+enum CopyWarp : int {
+  kCopyLoaderWarp = 0,  ///< fills the stages
+  kCopyStoreWarp = 1    ///< drains them (and, in block 0, copies the head and tail)
 };
 /// Threads per block: the two warps.
 constexpr int kRingThreads = 64;
@@ -79,19 +79,20 @@ __host__ __device__ inline RingSplit ring_split(const int* in, int64_t n, int64_
 
 // [waits]
 /// The ring copy's waits (for the trap build's message and the clock build's counts).
-enum Wait : int {
-  kLoaderEmpty,  ///< the loader lane, for an empty stage
-  kStoreFull,    ///< the store lane, for a landed stage
-  kWaits         ///< how many waits there are
+enum CopyWait : int {
+  kCopyLoaderEmpty,  ///< the loader lane, for an empty stage
+  kCopyStoreFull,    ///< the store lane, for a landed stage
+  kCopyWaits         ///< how many waits there are
 };
 /// Each wait in words.
-__host__ __device__ inline const char* wait_name(Wait w) {
-  return w == kLoaderEmpty ? "ring copy's loader lane, for an empty stage" : "ring copy's store lane, for a landed stage";
+__host__ __device__ inline const char* wait_name(CopyWait w) {
+  return w == kCopyLoaderEmpty ? "ring copy's loader lane, for an empty stage"
+                               : "ring copy's store lane, for a landed stage";
 }
 /// The role of each wait, for the clock build: the warp that waits in it.
-inline int role_of(Wait w) { return w == kLoaderEmpty ? kLoaderWarp : kStoreWarp; }
+inline int role_of(CopyWait w) { return w == kCopyLoaderEmpty ? kCopyLoaderWarp : kCopyStoreWarp; }
 /// The roles in words.
-const char* const kRoleNames[] = {"loader lane", "store lane"};
+const char* const kCopyRoleNames[] = {"loader lane", "store lane"};
 // [waits]
 
 // [kernel]
@@ -127,19 +128,19 @@ __global__ void __launch_bounds__(kRingThreads, 1)
   const long long started = ring::clocks_start();
 
   // The head and tail, at most 31 and 3 ints, by plain loads and stores (block 0's store warp).
-  if (blockIdx.x == 0 && warp == kStoreWarp) {
+  if (blockIdx.x == 0 && warp == kCopyStoreWarp) {
     if (lane < split.head) out[lane] = in[lane];
     if (split.tail_begin + lane < n) out[split.tail_begin + lane] = in[split.tail_begin + lane];
   }
 
   // [loop]
-  if (warp == kLoaderWarp && lane == 0) {
+  if (warp == kCopyLoaderWarp && lane == 0) {
     // The loader: refill each stage as soon as it is empty, whatever the store lane is doing.
     // The tile's number goes beside the stage before the arrival, whose release orders it
     // before the phase completes.
     ring::Phase at;
     for (int64_t k = 0;; ++k, at.advance(stages)) {
-      pipe.producer_acquire(at, kLoaderEmpty);
+      pipe.producer_acquire(at, kCopyLoaderEmpty);
       const int64_t tile = order == TileOrder::kTaken ? int64_t(atomicAdd(counter, 1ull) - counter_base)
                                                       : int64_t(blockIdx.x) + k * gridDim.x;
       if (tile >= split.tiles) {
@@ -152,10 +153,10 @@ __global__ void __launch_bounds__(kRingThreads, 1)
       const uint32_t bytes = uint32_t(min(int64_t(stage_bytes), split.body_bytes - offset));
       pipe.producer_commit(at, stage(at), body_in + offset, bytes);
     }
-  } else if (warp == kStoreWarp && lane == 0) {
+  } else if (warp == kCopyStoreWarp && lane == 0) {
     // The store lane: drain each stage once it has landed, then hand it back to the loader.
     for (ring::Phase at;; at.advance(stages)) {
-      pipe.consumer_wait(at, kStoreFull);
+      pipe.consumer_wait(at, kCopyStoreFull);
       const int64_t tile = tile_of[at.stage];
       if (tile < 0) break;
       const int64_t offset = tile * stage_bytes;
@@ -246,7 +247,7 @@ int main(int argc, char** argv) {
                 if (taken) counter_base += static_cast<unsigned long long>(split.tiles + grid);
               },
               out.d, in.host.data(), in.n);
-    ring::clocks_report<Wait>(opt, c.kernel.c_str(), kRoleNames, 2, kWaits, role_of);
+    ring::clocks_report<CopyWait>(opt, c.kernel.c_str(), kCopyRoleNames, 2, kCopyWaits, role_of);
     char note[160];
     std::snprintf(note, sizeof note, "%d stages x %d B, %lld tiles on %lld blocks, %s", stages, stage_bytes,
                   (long long)split.tiles, (long long)grid, taken ? "each taken from a counter" : "block b takes b, b + grid, ...");

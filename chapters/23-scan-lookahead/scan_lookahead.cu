@@ -34,31 +34,30 @@ constexpr int kItems = 63;
 constexpr int kTileInts = kSquadWarps * 32 * kItems;
 /// A stage: 128 bytes for a tile's lead (up to 3 ints before its 16-byte-aligned middle, which so
 /// starts a 128-byte line), the tile, 128 bytes for its tail (up to 3 ints).
-constexpr int kStageLead = 128, kStageBytes = kStageLead + kTileInts * 4 + 128;
+constexpr int kStageLead = 128;
+constexpr int kStageBytes = kStageLead + kTileInts * 4 + 128;  ///< bytes per stage
 /// The roles, by warp: the loader (warp 0), the look-ahead (1), the reduce squad (2-5), the scan
-/// squad (6-9); and the threads per block.
-enum Role : int { kLoaderWarp, kLookAheadWarp, kReduceSquad, kScanSquad };
-constexpr int kScanThreads = 32 * (2 + 2 * kSquadWarps);
-/// Stages unless --stages says otherwise (the page's sweep shows the knee); the most it takes.
-constexpr int kDefaultStages = 6, kMaxStages = 64;
+/// squad (6-9).
+enum Role : int { kLoaderWarp /**< 0 */, kLookAheadWarp /**< 1 */, kReduceSquad /**< 2-5 */, kScanSquad /**< 6-9 */ };
+constexpr int kScanThreads = 32 * (2 + 2 * kSquadWarps);  ///< threads per block: 10 warps
+/// Stages unless --stages says otherwise (the page's sweep shows the knee).
+constexpr int kDefaultStages = 6;
+constexpr int kMaxStages = 64;  ///< the most --stages takes (what fits is checked on the GPU)
 /// The hand-over: below this many tiles per SM a ring never fills; chapter 17's single pass runs.
 constexpr int64_t kHandOverTilesPerSm = 4;
-/// Statuses each lane of the look-ahead warp reads at once: 4 x 32 tiles per round.
-constexpr int kLookItems = 4;
+constexpr int kLookItems = 4;  ///< statuses each lane of the look-ahead warp reads at once
 // [scan_shape]
 
 // [tile_cut]
-/// Tiles of the scan of the n ints at `in`: the ints before its first 128-byte line (the head,
-/// ring::head_ints) form a short tile 0, if any, so that every other tile starts on a line and its
-/// bulk copies move whole lines; then tiles of kTileInts, the last one partial.
+/// Tiles of the scan of n ints at `in`: the ints before its first 128-byte line (ring::head_ints)
+/// form a short tile 0, so that every other tile's bulk copies move whole lines; then kTileInts each.
 __host__ __device__ inline int64_t scan_tiles_for(const int* in, int64_t n) {
   const int64_t head = ring::head_ints(in, n);
   return (head > 0 ? 1 : 0) + (n - head + kTileInts - 1) / kTileInts;
 }
 
-/// How one tile lies in memory: bulk copies move its 16-byte-aligned middle, plain loads and
-/// stores its lead (before the first 16-byte boundary, 0 to 3 ints) and tail (0 to 3 ints). Only
-/// the head's tile and the last one have any.
+/// How one tile lies in memory: bulk copies move its 16-byte-aligned middle, plain loads and stores
+/// its lead and tail (0 to 3 ints each, only in the head's tile and the last).
 struct TileCut {
   int64_t begin = 0;  ///< the tile's first int
   int count = 0;      ///< ints in the tile: kTileInts except in the head's tile and the last
@@ -88,7 +87,8 @@ __host__ __device__ inline TileCut tile_cut(const int* in, int64_t n, int64_t ti
 
 // [waits]
 /// The scan's waits, named for the trap build's message and counted by the clock build.
-enum Wait : int { kLoaderEmpty, kLookNumbered, kReduceFull, kScanFull, kScanReduced, kScanCarried, kWaits };
+enum Wait : int { kLoaderEmpty /**< loader */, kLookNumbered /**< look-ahead */, kReduceFull /**< reduce squad */,
+                  kScanFull /**< scan squad */, kScanReduced /**< scan */, kScanCarried /**< scan */, kWaits /**< count */ };
 /// Each wait in words.
 __host__ __device__ inline const char* wait_name(Wait w) {
   const char* const names[] = {"loader warp, for an empty stage", "look-ahead warp, for its next tile's number",
@@ -96,8 +96,9 @@ __host__ __device__ inline const char* wait_name(Wait w) {
                                "scan squad, for the tile's warp sums", "scan squad, for the tile's carry"};
   return w < kWaits ? names[w] : "?";
 }
-/// The role of each wait, and the roles in words (the clock build's notes).
+/// The role of each wait.
 inline int role_of(Wait w) { return w <= kReduceFull ? int(w) : kScanSquad; }
+/// The roles in words (the clock build's notes).
 const char* const kRoleNames[] = {"loader warp", "look-ahead warp", "reduce squad", "scan squad"};
 // [waits]
 
@@ -305,10 +306,9 @@ __device__ void scan_tiles(const ScanRing& r, int* out) {
 #endif  // WB_HAS_BULK_COPY
 
 // [scan_kernel]
-/// The look-ahead scan of n ints: out[i] = in[0] + ... + in[i]. One block per SM, in four roles,
-/// with a ring of `stages` stages (ScanRing). Tiles are numbered by chapter 17's counter in `a`
-/// (every launch moves it by tiles + gridDim.x: each loader takes one number past the last tile),
-/// and each tile's sum is published in a.statuses as an aggregate of the launch's epoch.
+/// The look-ahead scan of n ints: out[i] = in[0] + ... + in[i]. One block per SM in four roles on a
+/// ring of `stages` stages. Tiles are numbered by chapter 17's counter in `a` (a launch moves it by
+/// tiles + gridDim.x), and each tile's sum is published in a.statuses as an aggregate.
 __global__ void __launch_bounds__(kScanThreads, 1)
     scan_lookahead(const int* __restrict__ in, int64_t n, int* __restrict__ out, int stages, LookBackArgs a) {
 #if WB_HAS_BULK_COPY
