@@ -1329,5 +1329,30 @@ class MdFilterFoldTest(unittest.TestCase):
                          ["Use <details> to fold."])
 
 
+class NumbersScalingTest(unittest.TestCase):
+    """numbers on chapter 18's scaling CSV: a row per kernel and launch mode."""
+
+    def test_rows_by_launch_mode_and_ratios(self):
+        from wblib import numbers
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "gpu-x2-chapter18.csv")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("run,device,gpus,chapter,kernel,n,block,batch,median_ms,min_ms,gbps,pct_theoretical,verified,"
+                        "blocks_per_sm,config\n"
+                        "one process,G,2,18,sum_one_gpu,1024,256,4,0.500000,0.5,8.2,1.0,PASS,0,\n"
+                        "one process,G,2,18,sum_allreduce,1024,256,4,0.250000,0.25,16.4,1.0,PASS,0,\n"
+                        "mpirun -np 2,G,2,18,sum_allreduce,1024,256,4,0.400000,0.4,10.2,1.0,PASS,0,\n")
+            t = numbers.table_for(path)
+            self.assertIsInstance(t, numbers.ScalingTable)
+            self.assertEqual(t.value("sum_allreduce", 1024, "ms"), "0.2500")
+            self.assertEqual(t.value("mpi:sum_allreduce", 1024, "gbps"), "10.2")
+            self.assertEqual(t.value("sum_allreduce", 1024, "x_sum_one_gpu"), "2.00")
+            # Negative controls: no such row, a quantity a scaling CSV has no ceiling for.
+            with self.assertRaises(numbers.TagError):
+                t.value("mpi:sum_one_gpu", 1024, "ms")
+            with self.assertRaises(numbers.TagError):
+                t.value("sum_allreduce", 1024, "pct_copy")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -8,7 +8,9 @@ site shows (docs/md_filter.sh takes it out of the site's pages):
 
   <!-- num CSV KERNEL N QUANTITY -->4185.2 GB/s
 
-  CSV       a results CSV of docs/results/ without .csv: h200, h100-80gb-hbm3, h200-run-chapter22
+  CSV       a results CSV of docs/results/ without .csv: h200, h100-80gb-hbm3, h200-run-chapter22,
+            or chapter 18's scaling CSV (h200-x2-chapter18: a row per launch mode; KERNEL is
+            its one-process row, mpi:KERNEL its row under mpirun; gbps, ms and x_OTHER only)
   KERNEL    a kernel of that CSV, as its kernel column names it; NN:KERNEL (22:memcpy_d2d) where
             the name is a kernel of several chapters of the CSV
   N         its N, 2^30 or the number
@@ -141,6 +143,42 @@ class Table:
         raise TagError(f"unknown quantity {what!r} (gbps, ms, pct_copy, pct_read, x_cub or x_KERNEL)")
 
 
+class ScalingTable:
+    """Chapter 18's scaling CSV (scripts/scaling.sh run): a row per kernel and launch mode, with
+    no ceilings and no CUB call, so only a row's own numbers and ratios of two rows."""
+
+    def __init__(self, path):
+        self.rows = common.read_csv(path, ["run", "kernel", "n", "median_ms", "gbps", "verified"])
+
+    def row(self, kernel, n):
+        """The row of KERNEL (one process) or mpi:KERNEL (mpirun) at N."""
+        mpi = kernel.startswith("mpi:")
+        name = kernel[4:] if mpi else kernel
+        rows = [r for r in self.rows if r["kernel"] == name and int(r["n"]) == n and r["verified"] == "PASS"
+                and r["run"].startswith("mpirun") == mpi and (mpi or r["run"] == "one process")]
+        if len(rows) != 1:
+            raise TagError(f"{len(rows)} verified rows of {kernel} at N = {common.pow2(n)}, not one")
+        return rows[0]
+
+    def value(self, kernel, n, what):
+        r = self.row(kernel, n)
+        if what == "gbps":
+            return summary.f1(float(r["gbps"]))
+        if what == "ms":
+            return summary.fmt_ms(float(r["median_ms"]))
+        if what.startswith("x_"):
+            other = self.row(what[2:], n)
+            return summary.times(float(other["median_ms"]), float(r["median_ms"])).rstrip("x")
+        raise TagError(f"unknown quantity {what!r} for a scaling CSV (gbps, ms or x_KERNEL)")
+
+
+def table_for(path):
+    """The Table or ScalingTable of a CSV, by its columns."""
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+    return ScalingTable(path) if "gpus" in header and "peak_gbps" not in header else Table(path)
+
+
 def parse_n(text):
     m = re.fullmatch(r"2\^(\d+)", text)
     if m:
@@ -174,7 +212,7 @@ def render_page(root, page, tables):
                     path = os.path.join(root, "docs", "results", name + ".csv")
                     if not os.path.isfile(path):
                         raise TagError(f"no docs/results/{name}.csv")
-                    tables[name] = Table(path)
+                    tables[name] = table_for(path)
                 want = tables[name].value(m.group("kernel"), parse_n(m.group("n")), m.group("what"))
                 if m.group("number") is None:
                     raise TagError(f"no number after the tag (the CSV gives {want})")
