@@ -81,7 +81,9 @@ __device__ __forceinline__ void waited(const WaitStart& s, Which which) {
 
 // ---- The clock build's counts of each role --------------------------------------------------
 
-/// The SM's cycle counter in the clock build, where a role starts its loop; 0 otherwise.
+/// The block's barrier after thread 0 set up the ring's barriers (every thread calls it, before
+/// its role), which the clock build also uses to zero the block's counts; returns the SM's cycle
+/// counter there in the clock build, 0 otherwise.
 __device__ __forceinline__ long long clocks_start() {
 #ifdef WB_RING_CLOCKS
   if (threadIdx.x < kMaxCounts) block_clocks().wait[threadIdx.x] = block_clocks().role[threadIdx.x] = 0;
