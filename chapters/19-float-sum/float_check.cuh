@@ -5,7 +5,8 @@
 /// The truth (Truth: the exactly rounded sum, sum |x|), the bound of each order of additions
 /// (Depths, order_bound, scan_depth), the CPU's emulations of the orders fixed by N (the
 /// reproducible and pairwise sums, the exact sum's integers, the deterministic scan), FloatBench
-/// (wb::Bench for float results: bounds and bit patterns instead of equality), the launchers,
+/// (wb::Bench for float results: bounds and bit patterns instead of equality), the kernels that
+/// make the input and read the scans' outputs back (a hash, a sample), the launchers,
 /// the chapter's own flags, --emulate, --gpu-bits and --study.
 #pragma once
 
@@ -24,6 +25,41 @@ __global__ void negate_first(float* x) { x[0] = wb::float_from_bits(wb::float_bi
 
 /// x negated as negate_first does it (its sign bit flipped), on the host.
 float negated(float x) { return wb::float_from_bits(wb::float_bits(x) ^ 0x80000000u); }
+
+// ---------------------------------------------------------------------------------------
+// The outputs: the poison, and the scans' hash and sample
+
+/// The bits the harness fills every output with before a run (bytes of 0xff): a NaN that no
+/// addition gives (a GPU's NaN is 0x7fffffff, the CPU's the default 0xffc00000 or an
+/// operand's, and the inputs' NaN is positive), so that an output left unwritten is never
+/// taken for a NaN that the sum made.
+constexpr uint32_t kPoisonBits = 0xffffffffu;
+
+/// An order-free hash of a scan's output bits (a sum of per-element hashes), so that runs can
+/// be compared without copying the output back; scan_hash_term() is one element's term. Every
+/// NaN but the poison hashes as one: IEEE leaves a NaN's payload to the hardware (a GPU's
+/// addition gives 0x7fffffff, the CPU's emulation keeps an operand's): that it is NaN is the
+/// scan's result, its payload is not.
+WB_HD inline unsigned long long scan_hash_term(int64_t i, float v) {
+  const uint32_t bits = wb::float_bits(v);
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u && bits != kPoisonBits;
+  return wb::mix64(uint64_t(i) * 0x9e3779b97f4a7c15ull ^ (nan ? 0x7fc00000u : bits));
+}
+
+/// Add the scan_hash_term of every element of out[0, n) to *hash.
+__global__ void hash_output(const float* out, int64_t n, unsigned long long* hash) {
+  unsigned long long h = 0;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) h += scan_hash_term(i, out[i]);
+  for (int offset = 16; offset > 0; offset /= 2) h += __shfl_down_sync(kFullMask, h, offset);
+  if (threadIdx.x % kWarp == 0) atomicAdd(hash, h);
+}
+
+/// Copy out[positions[j]] to picked[j]: the sampled prefix sums, for the check.
+__global__ void gather(const float* out, const int64_t* positions, int64_t count, float* picked) {
+  const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < count) picked[j] = out[positions[j]];
+}
 
 // ---------------------------------------------------------------------------------------
 // The host's side: references and emulations
