@@ -85,16 +85,7 @@ set(wb_special_cases
     # print: FAIL float_exact: 1 of 4 runs outside their bound or bits; the first, run 2: got
     # 0x00000000, its order computed on the CPU gives 0x80000000
     "quick|negzero|--input negzero --n 1000003 --offset 1")
-foreach(case IN LISTS wb_special_cases)
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 tier)
-  list(GET parts 1 name)
-  list(GET parts 2 args)
-  separate_arguments(args UNIX_COMMAND "${args}")
-  add_test(NAME ${target}_gpu_${name} COMMAND sh ${WB_TESTS}/gpu.sh ${bin} ${args})
-  set_tests_properties(${target}_gpu_${name} PROPERTIES LABELS "gpu;${tier}" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
-                       TIMEOUT 600)
-endforeach()
+wb_gpu_cases(${target} ${bin} ${wb_special_cases})
 # -0.0 itself, which the checks above take from ExactSum: the exact row's first run on -0.0s
 # must give 0x80000000 (its bits= in the row's config). A rounding that makes every exact zero
 # +0.0 prints bits=0x00000000 here (and mutation ch19-minus-zero-rounds-plus shows the run

@@ -28,12 +28,13 @@ set_tests_properties(${target}_help_ring_flags PROPERTIES LABELS host)
 #   lowered (it is printed only when the default does not fit);
 # - every --offset from 0 to 31 (each head of 0 to 31 ints before the first 128-byte line);
 # - a ring larger than a block's shared memory is refused with what it needs.
-add_test(NAME ${target}_gpu_largest_stage COMMAND sh ${WB_TESTS}/gpu.sh ${bin} --n 1000003 --stages 1 --stage-bytes 232320 --offset 1)
-add_test(NAME ${target}_gpu_stages_given_no_note COMMAND sh ${WB_TESTS}/gpu.sh ${bin} --n 100003 --stages 3)
+wb_gpu_cases(${target} ${bin}
+    "quick|largest_stage|--n 1000003 --stages 1 --stage-bytes 232320 --offset 1"
+    "quick|stages_given_no_note|--n 100003 --stages 3")
 set_tests_properties(${target}_gpu_stages_given_no_note PROPERTIES FAIL_REGULAR_EXPRESSION "need more shared memory")
 add_test(NAME ${target}_gpu_every_offset COMMAND sh ${WB_TESTS}/offsets.sh 0 31 ${bin} --n 70001 --reps 1)
-set_tests_properties(${target}_gpu_largest_stage ${target}_gpu_stages_given_no_note ${target}_gpu_every_offset
-                     PROPERTIES LABELS "gpu;quick" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu TIMEOUT 600)
+set_tests_properties(${target}_gpu_every_offset PROPERTIES LABELS "gpu;quick" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
+                     TIMEOUT 600)
 add_test(NAME ${target}_gpu_ring_too_big
          COMMAND sh ${WB_TESTS}/expect.sh 2
                  "^chapter22: --stages 2 of 232320 bytes need 464688 bytes of shared memory per block, with their barriers and notes; this GPU allows [0-9]+: give fewer or smaller stages$"

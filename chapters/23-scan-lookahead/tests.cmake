@@ -19,10 +19,10 @@ set_tests_properties(${target}_nogpu_stages_bound PROPERTIES LABELS host)
 #   lowered (printed only when the default does not fit);
 # - a ring larger than a block's shared memory is refused with what it needs.
 add_test(NAME ${target}_gpu_every_offset COMMAND sh ${WB_TESTS}/offsets.sh 0 31 ${bin} --n 24211 --reps 1)
-add_test(NAME ${target}_gpu_stages_given_no_note COMMAND sh ${WB_TESTS}/gpu.sh ${bin} --n 100003 --stages 3)
+set_tests_properties(${target}_gpu_every_offset PROPERTIES LABELS "gpu;quick" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
+                     TIMEOUT 600)
+wb_gpu_cases(${target} ${bin} "quick|stages_given_no_note|--n 100003 --stages 3")
 set_tests_properties(${target}_gpu_stages_given_no_note PROPERTIES FAIL_REGULAR_EXPRESSION "need more shared memory")
-set_tests_properties(${target}_gpu_every_offset ${target}_gpu_stages_given_no_note
-                     PROPERTIES LABELS "gpu;quick" SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu TIMEOUT 600)
 add_test(NAME ${target}_gpu_ring_too_big
          COMMAND sh ${WB_TESTS}/expect.sh 2
                  "^chapter23: --stages 8 of 32512 bytes need [0-9]+ bytes of shared memory per block, with their barriers and notes; this GPU allows [0-9]+: give fewer or smaller stages$"
