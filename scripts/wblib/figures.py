@@ -2041,11 +2041,143 @@ def chapter23():
     return f
 
 
+# ---- chapter 24: a histogram with private counters --------------------------------------------
+
+HIST_BINS = 4  # B drawn; the program's default is 256
+# One round of a warp: lane l's sample (drawn in hex), its bin the top bits: x B / 2^32.
+HIST_SAMPLES = [0x2C41A97E, 0x5E0913B2, 0x9A3F6C05, 0x8D17E2A4, 0xB2C8054F, 0xE7716A3D, 0xA40B9D18, 0x93E52C71]
+# The block's private counters after that round, one copy per warp (made up); warp 1 ran it.
+HIST_COPIES = [[3, 1, 4, 2], [3, 5, 12, 2], [5, 2, 6, 3]]
+HIST_WARP = 1
+# One fill per bin (fill, ink): a shade of THREAD_FILLS, the darkest for the bin that is summed below.
+BIN_FILLS = [THREAD_FILLS[3], THREAD_FILLS[2], THREAD_FILLS[0], THREAD_FILLS[1]]
+
+
+def chapter24():
+    bins = [(x * HIST_BINS) >> 32 for x in HIST_SAMPLES]
+    lanes = len(bins)
+    groups = {b: [l for l in range(lanes) if bins[l] == b] for b in sorted(set(bins))}
+    adder = {g[0]: b for b, g in groups.items()}  # the lowest lane of each bin adds for all of them
+    summed = 2  # the bin whose merge is drawn
+    f = Figure("chapter24-histogram.svg", "Chapter 24: a histogram with private counters",
+               "Each lane of a warp loads one sample and computes its bin. Lanes whose samples fall in the same "
+               "bin find each other with a warp-wide match, and only the lowest of them adds their number, with "
+               "one shared-memory atomicAdd into its warp's copy of the bin counters. At the block's end the "
+               "copies of each bin are summed, and each sum goes into the bin's 64-bit global counter with one "
+               "atomicAdd per bin per block.", 0,
+               "drawn: 8 lanes of a warp, 4 bins and 3 warps; the program has 32 lanes, 256 bins by default and "
+               "up to 32 copies per block")
+    x0, pitch, w = 130, 80, 72
+
+    def lx(l):  # centre of lane l
+        return x0 + l * pitch + w / 2
+
+    y = 84
+    f.text(20, y, f"One round of warp {HIST_WARP}: a sample per lane, and the lanes of one bin add once",
+           size=14, weight="bold")
+    code = "__match_any_sync(bins):"
+    f.text(20, y + 18, code, size=12, mono=True, fill=REDUCE)
+    f.text(20 + 0.6 * 12 * len(code) + 6, y + 18, f"lanes of one bin find each other; the lowest adds their "
+           f"number: {len(groups)} atomics instead of {lanes}", size=12)
+    y += 46
+    for l in range(lanes):
+        f.text(lx(l), y, f"lane {l}", size=12, anchor="middle", fill=MUTED)
+    y += 8
+    for l, x in enumerate(HIST_SAMPLES):
+        f.cell(x0 + l * pitch, y, w, 26, "%08X" % x, PAPER, REDUCE, size=12, mono=True)
+    row_label(f, y + 18, "samples", "32-bit, in hex")
+    y += 40
+    for l, b in enumerate(bins):
+        fill, ink = BIN_FILLS[b]
+        f.cell(x0 + l * pitch, y, w, 26, str(b), fill, REDUCE, ink, weight="bold")
+    row_label(f, y + 18, "bins", f"x B / 2^32, B = {HIST_BINS}")
+    # A bin of several lanes: a bus under them, into the lowest one's add.
+    bus = y + 40
+    for b, group in groups.items():
+        if len(group) > 1:
+            for l in group:
+                f.line(lx(l), y + 27, lx(l), bus, REDUCE, 1.5)
+            f.line(lx(group[0]), bus, lx(group[-1]), bus, REDUCE, 1.5)
+            f.arrow(lx(group[0]), bus, lx(group[0]), bus + 16, "reduce", 1.5)
+    y = bus + 18
+    for l in range(lanes):
+        if l in adder:
+            b = adder[l]
+            fill, ink = BIN_FILLS[b]
+            f.cell(x0 + l * pitch, y, w, 26, f"+{len(groups[b])} to bin {b}", fill, REDUCE, ink, size=12,
+                   weight="bold")
+        else:
+            f.cell(x0 + l * pitch, y, w, 26, "", PAPER, FAINT, dash="3 3")
+    row_label(f, y + 18, "adds", "the lowest lane")
+    adds_bottom = y + 26
+
+    # One block's private counters: copy c at words [c B, (c + 1) B) of shared memory.
+    band = adds_bottom + 54
+    cells = band + 30
+    cw, cpitch, gap, s0 = 40, 44, 20, 200
+
+    def cx(c, b):  # left edge of copy c's counter of bin b
+        return s0 + c * (HIST_BINS * cpitch + gap) + b * cpitch
+
+    f.rect(20, band, 760, 82, SHADE, FAINT, rx=6)
+    f.text(32, band + 18, "private counters (shared memory, 32-bit)", weight="bold")
+    f.lines(32, cells + 11, ["one block:", "a copy per warp"], size=12, step=15, fill=MUTED)
+    for c, copy in enumerate(HIST_COPIES):
+        for b, v in enumerate(copy):
+            mine = c == HIST_WARP
+            f.cell(cx(c, b), cells, cw, 26, str(v), REDUCE_TINT if mine else PAPER, REDUCE,
+                   weight="bold" if mine else None)
+        f.text(cx(c, 0), cells + 42, f"warp {c}", size=12, fill=INK if c == HIST_WARP else MUTED,
+               weight="bold" if c == HIST_WARP else None)
+    for l, b in adder.items():
+        f.arrow(lx(l), adds_bottom + 2, cx(HIST_WARP, b) + cw / 2, cells - 2, "reduce", 1.3)
+    f.lines(618, adds_bottom + 22, [f"{len(adder)} shared atomicAdds", f"into warp {HIST_WARP}'s copy"], size=12,
+            step=15, fill=REDUCE)
+
+    # The merge: each bin's copies summed, one 64-bit atomicAdd per bin into the global counters.
+    bar = band + 94
+    column = [copy[summed] for copy in HIST_COPIES]
+    ticks = [cx(c, summed) + cw / 2 for c in range(len(HIST_COPIES))]
+    for x in ticks:
+        f.line(x, cells + 27, x, bar, REDUCE, 1.5)
+    f.line(ticks[0], bar, ticks[-1], bar, REDUCE, 1.5)
+    y = bar + 34
+    gw, gpitch = 80, 88
+    gx0 = ticks[HIST_WARP] - summed * gpitch - gw / 2  # bin 2's sum right under warp 1's counter of bin 2
+
+    def gx(b):  # left edge of bin b's sum and of its global counter
+        return gx0 + b * gpitch
+
+    f.arrow(ticks[HIST_WARP], bar, ticks[HIST_WARP], y - 2, "reduce", 1.5)
+    f.text(ticks[HIST_WARP] + 8, bar + 18, f"bin {summed}: {' + '.join(str(v) for v in column)} = {sum(column)}",
+           size=12, fill=REDUCE, weight="bold")
+    for b in range(HIST_BINS):
+        total = sum(copy[b] for copy in HIST_COPIES)
+        f.cell(gx(b), y, gw, 26, str(total), REDUCE_TINT if b == summed else PAPER, REDUCE,
+               weight="bold" if b == summed else None)
+    row_label(f, y + 18, "the block's sums", "at its end, per bin")
+    top = y + 26
+    y = top + 40
+    for b in range(HIST_BINS):
+        f.arrow(gx(b) + gw / 2, top + 2, gx(b) + gw / 2, y - 2, "reduce", 1.3)
+        f.cell(gx(b), y, gw, 26, f"counts[{b}]", PAPER, REDUCE, size=12, mono=True, width=2)
+    f.lines(gx(HIST_BINS - 1) + gw + 16, top + 16, ["one 64-bit atomicAdd", "per bin per block"], size=12, step=15,
+            fill=REDUCE)
+    row_label(f, y + 18, "global counters", "64-bit")
+    y = f.lines(20, y + 66, [
+        "Step 1 adds every sample into the global counters: contention on B addresses in L2. Steps 2 and 3 count",
+        "in shared memory, one copy per block, then one per warp, and add each bin once per block. Step 4 adds the",
+        "lanes of one bin once. Past what shared memory holds (about 56,000 32-bit counters per block), the first",
+        "bins are counted in shared memory and the rest straight in global memory."])
+    f.grow_to(y)
+    return f
+
+
 # Every figure, in chapter order: each function draws one SVG.
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
            chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20, chapter21, chapter22,
-           chapter23]
+           chapter23, chapter24]
 
 
 # ---- writing and checking ------------------------------------------------------------------
