@@ -15,7 +15,7 @@
 ///    (__match_any_sync) and the lowest adds their number, one atomic per bin per warp round;
 ///    the cure for skew on older GPUs, a loss on the H200 (see the page), so step 5 builds on 3;
 /// 5. hist_vectorized: step 3 with 16-byte loads, K per thread per round (chapter 10);
-/// 6. the four 8-bit digit histograms of a radix sort in one pass (chapter 25 starts from them):
+/// 6. the four 8-bit digit histograms of a radix sort in one pass (where a radix sort starts):
 ///    digit_histograms_warp_copies counts each sample's four bytes as step 5 counts bins,
 ///    digit_histograms also stripes the counters, one copy per lane, so no atomic meets a bank
 ///    conflict.
