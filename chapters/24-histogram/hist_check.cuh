@@ -119,7 +119,10 @@ inline wb::Input make_samples(const wb::Options& opt, Shape shape, EvenBins bins
 
 /// What a row counts: the even bins of --bins, or the four digit histograms (kDigitBins counts:
 /// digit d's byte value v at d 256 + v).
-enum class Counts { Bins, Digits };
+enum class Counts {
+  Bins,   ///< the B even bins of --bins
+  Digits  ///< the four 8-bit digit histograms, kDigitBins counters
+};
 
 /// The counts of samples[0, n) on the CPU, each worker into its own array, then added.
 inline std::vector<uint64_t> cpu_counts(const int32_t* samples, int64_t n, Counts what, EvenBins bins) {
