@@ -2173,11 +2173,199 @@ def chapter24():
     return f
 
 
+# ---- chapter 25: one pass of a one-sweep radix sort -------------------------------------------
+
+RADIX_BITS = 2  # a digit drawn; the program's are 8-bit (256 values)
+RADIX_TILE = 8  # keys per tile drawn; the program's tile is 512 threads x 16 keys = 8,192
+# The input, three tiles of 8 keys; the pass drawn sorts by the lowest digit, key & 3.
+RADIX_KEYS = [13, 47, 20, 6, 29, 53, 35, 61,
+              42, 8, 27, 59, 17, 34, 52, 10,
+              39, 25, 44, 18, 7, 57, 12, 63]
+# One fill per digit value (fill, ink): shades of the scan's orange, the lightest for digit 0.
+DIGIT_FILLS = [("#fdf0e2", INK), ("#f9cf9f", INK), ("#f4a85c", INK), ("#b8641c", PAPER)]
+
+
+def chapter25():
+    radix = 1 << RADIX_BITS
+    keys, per = RADIX_KEYS, RADIX_TILE
+    tiles = len(keys) // per
+    me = tiles - 1  # the tile whose pass is drawn: the last one
+    digit = [k & (radix - 1) for k in keys]
+    hist = [digit.count(d) for d in range(radix)]
+    bucket = [sum(hist[:d]) for d in range(radix)]  # the histogram's exclusive scan
+    counts = [[digit[t * per:(t + 1) * per].count(d) for d in range(radix)] for t in range(tiles)]
+    before = [sum(counts[t][d] for t in range(me)) for d in range(radix)]  # the look-back's sums
+    start = [bucket[d] + before[d] for d in range(radix)]
+    mine = keys[me * per:]
+    gathered = sorted(mine, key=lambda k: k & (radix - 1))  # Python's sort is stable, as the tile's
+    first = [sum(counts[me][:d]) for d in range(radix)]  # each digit's first place in shared memory
+    place = [start[k & (radix - 1)] + j - first[k & (radix - 1)] for j, k in enumerate(gathered)]
+    out = sorted(keys, key=lambda k: k & (radix - 1))  # the whole pass: a stable sort by the digit
+    # Every tile's keys, placed by bucket start + earlier tiles' count + rank, must land where the
+    # stable sort puts them.
+    placed = [None] * len(keys)
+    for t in range(tiles):
+        seen = [sum(counts[u][d] for u in range(t)) for d in range(radix)]
+        for k in keys[t * per:(t + 1) * per]:
+            placed[bucket[k & (radix - 1)] + seen[k & (radix - 1)]] = k
+            seen[k & (radix - 1)] += 1
+    if placed != out or [out[p] for p in place] != gathered:
+        raise ValueError("chapter 25's numbers do not add up")
+    f = Figure("chapter25-radix-sort.svg", "Chapter 25: one pass of a one-sweep radix sort",
+               "A histogram of the digits of all 24 keys, scanned, gives where each digit's bucket starts in "
+               "the output. Tile 2 of three tiles of 8 keys publishes its digit counts as aggregates, looks "
+               "back over tile 1's aggregates and tile 0's inclusive prefixes to learn how many keys of each "
+               "digit come before it, gathers its keys in shared memory in stable digit order, and writes each "
+               "digit's keys as one run at bucket start plus earlier tiles' count plus rank in the tile.", 0,
+               "drawn: 2-bit digits (4 values) and tiles of 8 keys; the program's digits are 8-bit (256 values) "
+               "and its tiles 8,192 keys")
+    x0, pitch, w, gap = 130, 26, 24, 14
+    tw = (per - 1) * pitch + w  # a tile's width
+    sw, spitch = 48, 52.7  # a status word's box: four per tile
+
+    def kx(t, i=0):  # left edge of key i of tile t
+        return x0 + t * (per * pitch + gap) + i * pitch
+
+    def sx(t, d):  # left edge of tile t's status word for digit d
+        return kx(t) + d * spitch
+
+    # The input, tile by tile, each key with its digit.
+    y = 84
+    f.text(20, y, f"The input, {tiles} tiles of {per} keys; this pass sorts by the digit key & {radix - 1}, the "
+           f"lowest {RADIX_BITS} bits", size=14, weight="bold")
+    y += 28
+    for t in range(tiles):
+        f.text(kx(t) + tw / 2, y, f"tile {t}", size=12, anchor="middle", fill=INK if t == me else MUTED,
+               weight="bold" if t == me else None)
+    y += 8
+    for i, k in enumerate(keys):
+        f.cell(kx(i // per, i % per), y, w, 24, str(k), PAPER, SCAN, INK, size=12,
+               weight="bold" if i // per == me else None)
+    row_label(f, y + 17, "keys")
+    y += 28
+    for i, d in enumerate(digit):
+        fill, ink = DIGIT_FILLS[d]
+        f.cell(kx(i // per, i % per), y, w, 24, str(d), fill, SCAN, ink, size=12)
+    row_label(f, y + 17, "digits", f"key & {radix - 1}")
+
+    # 1. The histogram of the whole input and its exclusive scan.
+    y += 58
+    f.text(20, y, "1. Up front, in one pass over all the keys: the digit histogram, and its exclusive scan",
+           size=14, weight="bold")
+    y += 26
+    hw, hpitch = 56, 64
+    for d in range(radix):
+        f.text(x0 + d * hpitch + hw / 2, y, f"digit {d}", size=12, anchor="middle", fill=MUTED)
+    y += 8
+    for d in range(radix):
+        fill, ink = DIGIT_FILLS[d]
+        f.cell(x0 + d * hpitch, y, hw, 26, str(hist[d]), fill, SCAN, ink, weight="bold")
+    row_label(f, y + 18, "histogram", f"all {len(keys)} keys")
+    note_x = x0 + radix * hpitch + 20
+    f.text(note_x, y + 17, f"counted with chapter 24's kernel: {' + '.join(str(h) for h in hist)} = {len(keys)} keys", size=12)
+    y += 40
+    for d in range(radix):
+        f.cell(x0 + d * hpitch, y, hw, 26, str(bucket[d]), PAPER, SCAN, INK, weight="bold", width=2)
+    row_label(f, y + 18, "bucket starts", "exclusive scan")
+    f.text(note_x, y + 17, "where each digit's keys start in the output: "
+           + ", ".join(f"{bucket[d - 1]} + {hist[d - 1]}" if d else "0" for d in range(radix)), size=12)
+
+    # 2. Tile 2's counts, published, and its look-back, one digit at a time.
+    y += 64
+    f.text(20, y, f"2. Tile {me} publishes its count of each digit, then looks back over the tiles before it",
+           size=14, weight="bold")
+    legend(f, 20, y + 24, [(SCAN_TINT, SCAN, "A: the tile's own count (aggregate)"),
+                           (SCAN, SCAN, "P: it and all tiles before (inclusive prefix)")])
+    y += 56
+    for t in range(tiles):
+        for d in range(radix):
+            f.text(sx(t, d) + sw / 2, y, f"digit {d}", size=12, anchor="middle", fill=MUTED)
+    y += 13
+    for t in range(tiles):
+        for d in range(radix):
+            if t == 0:
+                f.cell(sx(t, d), y, sw, 28, f"P {counts[t][d]}", SCAN, SCAN, PAPER, weight="bold")
+            else:
+                f.cell(sx(t, d), y, sw, 28, f"A {counts[t][d]}", SCAN_TINT, SCAN, INK, weight="bold")
+    f.rect(kx(me) - 3, y - 3, tw + 6, 34, "none", INK, width=2, rx=3)
+    f.rect(kx(0) - 6, y - 6, kx(me - 1) + tw - kx(0) + 12, 40, "none", SCAN, width=2, rx=6)
+    row_label(f, y + 19, "statuses", "a word per digit")
+    f.text(kx(0) - 6, y + 50, f"tile {me}'s look-back, one thread per digit", size=12, fill=SCAN, weight="bold")
+    y += 62
+    lookback = ", ".join(f"{counts[1][d]} + {counts[0][d]}" for d in range(radix))
+    f.text(kx(me) - 12, y + 17, f"per digit, A of tile 1 + P of tile 0 (a P: stop): {lookback} =", size=12,
+           anchor="end", fill=SCAN, weight="bold")
+    for d in range(radix):
+        f.cell(sx(me, d), y, sw, 26, str(before[d]), SCAN_TINT, SCAN, INK, weight="bold")
+    row_label(f, y + 18, "keys before", "in tiles 0 and 1")
+    y += 40
+    starts = ", ".join(f"{bucket[d]} + {before[d]}" for d in range(radix))
+    f.text(kx(me) - 12, y + 17, f"bucket start + keys before: {starts} =", size=12, anchor="end")
+    for d in range(radix):
+        f.cell(sx(me, d), y, sw, 26, str(start[d]), PAPER, SCAN, INK, weight="bold", width=2)
+    row_label(f, y + 18, "first place", "of each digit")
+    y += 44
+    f.text(kx(me) + tw, y, f"tile {me} then publishes P {', '.join(str(b + c) for b, c in zip(before, counts[me]))}: "
+           f"keys before + its own counts, the histogram: it is the last tile", size=12, anchor="end", fill=MUTED)
+
+    # 3. The tile gathered in digit order, written as one run per digit.
+    y += 40
+    f.text(20, y, f"3. Tile {me} gathers its keys in digit order in shared memory, and writes each digit's keys "
+           f"as one run", size=14, weight="bold")
+    y += 26
+    for j, k in enumerate(gathered):
+        f.text(kx(me, j) + w / 2, y, str(j - first[k & (radix - 1)]), size=12, anchor="middle", fill=MUTED)
+    f.text(kx(me) - 12, y, "rank among the tile's keys of its digit", size=12, anchor="end", fill=MUTED)
+    y += 8
+    for j, k in enumerate(gathered):
+        fill, ink = DIGIT_FILLS[k & (radix - 1)]
+        f.cell(kx(me, j), y, w, 24, str(k), fill, SCAN, ink, size=12, weight="bold")
+    f.text(kx(me) - 12, y + 17, f"stable: equal digits keep their input order ({gathered[0]} before "
+           f"{gathered[1]})", size=12, anchor="end")
+    row_label(f, y + 17, "shared memory")
+    sm_bottom = y + 24
+    y += 28
+    for j in range(per):
+        f.text(kx(me, j) + w / 2, y + 13, str(place[j]), size=12, anchor="middle", fill=SCAN, weight="bold")
+    f.text(kx(me) - 12, y + 13, "place: first place of the digit + rank", size=12, anchor="end", fill=SCAN)
+    pos_bottom = y + 18
+    # The output: every key of the pass, tile 2's in its digit's colour.
+    y += 86
+    ox, opitch = x0, 27
+    owner = {}
+    for i, k in enumerate(keys):
+        owner[k] = i // per
+    for p, k in enumerate(out):
+        if owner[k] == me:
+            fill, ink = DIGIT_FILLS[k & (radix - 1)]
+            f.cell(ox + p * opitch, y, w, 26, str(k), fill, SCAN, ink, size=12, weight="bold", width=2)
+        else:
+            f.cell(ox + p * opitch, y, w, 26, str(k), PAPER, FAINT, MUTED, size=12)
+        f.text(ox + p * opitch + w / 2, y + 42, str(p), size=12, anchor="middle", fill=MUTED)
+    for d in range(radix):
+        j0, j1 = first[d], first[d] + counts[me][d] - 1
+        if counts[me][d]:
+            x1 = (kx(me, j0) + kx(me, j1) + w) / 2
+            x2 = ox + (start[d] + (counts[me][d] - 1) / 2) * opitch + w / 2
+            f.arrow(x1, pos_bottom + 2, x2, y - 3, "scan", 1.4)
+    for d in range(radix):
+        bracket_under(f, ox + bucket[d] * opitch, ox + (bucket[d] + hist[d] - 1) * opitch + w, y + 50,
+                      f"bucket of digit {d}")
+    row_label(f, y + 18, "output", "after the pass")
+    y = f.lines(20, y + 96, [
+        f"The faint keys come from tiles 0 and 1, written by their own blocks. Each digit's keys of a tile go out as",
+        "one run, so the writes stay coalesced. In the program each of 256 threads looks back for one digit, eight",
+        "tiles per look; tile 0 publishes P at once. Four such passes sort 32-bit keys, lowest digit first: each",
+        "pass is stable, so the order of the lower digits survives."])
+    f.grow_to(y)
+    return f
+
+
 # Every figure, in chapter order: each function draws one SVG.
 FIGURES = [chapter00, chapter01, chapter02, chapter03, chapter04, chapter05, chapter06, chapter07, chapter08,
            chapter09, chapter10, chapter11, chapter12, chapter13_kogge_stone, chapter13_brent_kung,
            chapter14, chapter15, chapter16, chapter17, chapter18, chapter19, chapter20, chapter21, chapter22,
-           chapter23, chapter24]
+           chapter23, chapter24, chapter25]
 
 
 # ---- writing and checking ------------------------------------------------------------------
