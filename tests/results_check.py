@@ -54,7 +54,7 @@ def renders(root):
     res = os.path.join(root, "docs", "results")
     out = []
     main = sorted(p for p in glob.glob(os.path.join(res, "*.csv")) if re.fullmatch(r"[a-z0-9-]+\.csv", os.path.basename(p))
-                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study|chapter\d\d-(selectivity|stages|clocks|offset1|inputs|atomics))\.csv$", p))
+                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study|chapter\d\d-(selectivity|stages|clocks|offset1|inputs|atomics|kernels|stalls))\.csv$", p))
     # The H200 first: the pages show the first CSV open and fold the others.
     main.sort(key=lambda p: (os.path.basename(p) != "h200.csv", p))
     if main:

@@ -121,7 +121,8 @@ WB_HD inline uint64_t key_hash2(uint32_t k) { return wb::mix64(uint64_t(k) * 0x9
 struct SortFindings {
   unsigned long long descents;      ///< i with key[i] > key[i + 1]
   unsigned long long first_descent; ///< the smallest such i
-  unsigned long long hash1, hash2;  ///< the output's key_hash1 and key_hash2 sums
+  unsigned long long hash1;         ///< the output's key_hash1 sum
+  unsigned long long hash2;         ///< the output's key_hash2 sum
   unsigned long long wrong_values;  ///< i whose value is no index of key[i] in the input
   unsigned long long first_wrong;   ///< the smallest such i
   unsigned long long unstable;      ///< i with key[i] == key[i + 1] and value[i] >= value[i + 1]
@@ -468,12 +469,17 @@ struct Buffers {
   const uint32_t* keys = nullptr;              ///< the input keys
   SortOut out;                                 ///< where the sorted keys (and values) go
   wb::DeviceBuffer<uint32_t> keys_tmp;         ///< the other buffer of the passes
-  wb::DeviceBuffer<uint32_t> indices, vals_tmp;  ///< pairs: the input values (indices), the other buffer
-  wb::DeviceBuffer<unsigned long long> counts, starts;  ///< steps 1 and 2: tile counts, scanned
+  wb::DeviceBuffer<uint32_t> indices;          ///< pairs: the input values, each key's index
+  wb::DeviceBuffer<uint32_t> vals_tmp;         ///< pairs: the values between passes
+  wb::DeviceBuffer<unsigned long long> counts;  ///< steps 1 and 2: each tile's digit counts
+  wb::DeviceBuffer<unsigned long long> starts;  ///< steps 1 and 2: the counts scanned
   wb::DeviceBuffer<char> scan_temp;            ///< CUB's scan's temporary storage
   size_t scan_bytes = 0;                       ///< its size
-  wb::DeviceBuffer<unsigned long long> histograms, bucket, status;  ///< step 3
-  wb::DeviceBuffer<unsigned> next_tile, trivial;  ///< step 3: tile counters, passes that move nothing
+  wb::DeviceBuffer<unsigned long long> histograms;  ///< step 3: the four digit histograms
+  wb::DeviceBuffer<unsigned long long> bucket;      ///< step 3: where each digit's bucket starts
+  wb::DeviceBuffer<unsigned long long> status;      ///< step 3: the tiles' status words
+  wb::DeviceBuffer<unsigned> next_tile;        ///< step 3: a tile counter per pass
+  wb::DeviceBuffer<unsigned> trivial;          ///< step 4: the passes that move nothing
   bool pairs = false;                          ///< sort values with the keys
   wb::DeviceArray out_keys;                    ///< owns out.keys (guarded, --offset past its guard)
   wb::DeviceBuffer<uint32_t> out_vals;         ///< owns out.vals
