@@ -27,7 +27,7 @@
 #include <cuda/atomic>
 
 #include "workbook.cuh"
-#include "../24-histogram/histogram.cuh"  // chapter 24's kernels: step 3 counts the four digit histograms
+#include "histogram.cuh"  // chapter 24's kernels (its directory is on the include path): the digit histograms
 
 /// Threads per tile by default; any multiple of 32 from 32 to 1024 works.
 constexpr int kBlock = 512;
