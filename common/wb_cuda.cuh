@@ -711,19 +711,7 @@ class Bench {
   /// Print the table (or CSV) and return the exit status (wb::finish_status): 0 if at least
   /// one kernel ran and every row verified, else 1 with a FAILED line (on standard error
   /// with --csv).
-  int finish() const {
-    std::string line;
-    const int status = finish_status(rows_, line);
-    if (opt_.csv) {
-      std::printf("%s\n", csv_header());
-      for (const auto& r : rows_) std::printf("%s\n", csv_row(r).c_str());
-      if (status != 0) std::fprintf(stderr, "%s\n", line.c_str());
-    } else {
-      std::fputs(human_table(rows_).c_str(), stdout);
-      std::printf("\n%s\n", line.c_str());
-    }
-    return status;
-  }
+  int finish() const { return report_rows(opt_.csv, rows_); }
 
  private:
   /// The Case's outputs_with_first, or the Spec's op's where the Case leaves it at -1,
@@ -796,6 +784,63 @@ class Bench {
   int32_t input_delta_ = 0;                   // what input element 0 holds beyond its value as made
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<Row> rows_;
+};
+
+/// The runs of a bench whose output wb::Bench cannot check (counts, a sorted array), timed as
+/// wb::Bench times its own: a first run, --warmup untimed runs, then --reps timed runs with the
+/// L2 flushed before each one unless --no-flush, each `launch` inside the NVTX range
+/// `wb/KERNEL/first`, `/warmup` or `/timed`. The bench says what happens around each run.
+class RunLoop {
+ public:
+  /// Allocate the L2 flush buffer (unless --no-flush) and the events.
+  RunLoop(const Options& opt, const Device& dev) : opt_(opt) {
+    if (opt.flush) flush_ = DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
+    WB_CHECK(cudaEventCreate(&start_));
+    WB_CHECK(cudaEventCreate(&stop_));
+  }
+  ~RunLoop() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  RunLoop(const RunLoop&) = delete;
+  RunLoop& operator=(const RunLoop&) = delete;
+
+  /// Every run of `launch`: `before(run)` first (run 0 is the first run; untimed: change the
+  /// input, poison the output), then the launch, then, the GPU idle, `after(run, when)`, where
+  /// `when` names the run for a FAIL line ("first run", "warm-up run 2", "timed run 3 of 20").
+  /// @return the timed runs' times in ms
+  std::vector<float> run(const std::string& kernel, const std::function<void(int)>& before,
+                         const std::function<void()>& launch, const std::function<void(int, const std::string&)>& after) {
+    std::vector<float> times;
+    for (int run = 0; run < total(); ++run) {
+      before(run);
+      const bool timed = run > opt_.warmup;
+      if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
+      if (timed) WB_CHECK(cudaEventRecord(start_));
+      launch_in_range("wb/" + kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
+      WB_CHECK_LAUNCH();
+      if (timed) {
+        WB_CHECK(cudaEventRecord(stop_));
+        WB_CHECK(cudaEventSynchronize(stop_));
+        float ms = 0;
+        WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+        times.push_back(ms);
+      }
+      WB_CHECK(cudaDeviceSynchronize());
+      after(run, run == 0 ? "first run"
+                 : timed  ? "timed run " + std::to_string(run - opt_.warmup) + " of " + std::to_string(opt_.reps)
+                          : "warm-up run " + std::to_string(run));
+    }
+    return times;
+  }
+
+  /// How many runs run() makes: the first, the warm-up and the timed ones.
+  int total() const { return 1 + opt_.warmup + opt_.reps; }
+
+ private:
+  const Options& opt_;
+  DeviceBuffer<char> flush_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
 }  // namespace wb

@@ -120,4 +120,33 @@ inline int finish_status(const std::vector<Row>& rows, std::string& line) {
   return 1;
 }
 
+/// The note beside a row in the human table: CUB's time over the row's, e.g. "1.36x CUB" (above
+/// 1: the row is faster).
+inline std::string versus_cub(const Row& cub, const Row& ours) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
+  return text;
+}
+
+/// Print the rows, then the closing line: as CSV (the line on standard error, and only when
+/// `status` is not 0) or as the human table. What every bench's finish() prints.
+inline void print_rows(bool csv, const std::vector<Row>& rows, int status, const std::string& line) {
+  if (csv) {
+    std::printf("%s\n", csv_header());
+    for (const auto& r : rows) std::printf("%s\n", csv_row(r).c_str());
+    if (status != 0) std::fprintf(stderr, "%s\n", line.c_str());
+  } else {
+    std::fputs(human_table(rows).c_str(), stdout);
+    std::printf("\n%s\n", line.c_str());
+  }
+}
+
+/// Print the rows with finish_status's closing line (print_rows); return that status.
+inline int report_rows(bool csv, const std::vector<Row>& rows) {
+  std::string line;
+  const int status = finish_status(rows, line);
+  print_rows(csv, rows, status, line);
+  return status;
+}
+
 }  // namespace wb

@@ -526,10 +526,8 @@ COPIES = [
       said_in=("chapters/17-scan-device-wide/single_pass.cuh", "The element type T is any 4-byte type")),
     C("17", "stage_bytes", "16"),
     C("17", "sizes_to_run", "11"),
-    C("17", "versus_cub", "11"),
-    # ---- chapter 21's sweep and its note against CUB, chapter 17's ----
+    # ---- chapter 21's sweep, chapter 17's ----
     C("21", "sizes_to_run", "17"),
-    C("21", "versus_cub", "17"),
 ]
 
 # Differences nobody meant. Each is printed as a warning; when one is fixed (or changes), the check

@@ -55,12 +55,6 @@ std::vector<int64_t> sizes_to_run(int64_t n, bool sweep) {
   return sizes;
 }
 
-/// The note beside our row in the human table: CUB's time over ours (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
 
 int main(int argc, char** argv) {
   wb::Spec spec;
@@ -99,7 +93,7 @@ int main(int argc, char** argv) {
     const wb::Row ours = bench.run({"reduce_best", s, opt.block, opt.batch, 0, occupancy},
                                    [&] { launch_best(in.d, s, sum.get(), grid_total.get(), opt.block, opt.batch, max_blocks); },
                                    sum.get(), &want, 1);
-    bench.annotate_last(versus_cub(cub, ours));
+    bench.annotate_last(wb::versus_cub(cub, ours));
   }
   return bench.finish();
 }

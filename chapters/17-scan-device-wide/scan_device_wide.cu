@@ -180,12 +180,6 @@ cudaError_t cub_inclusive_sum(void* temp, size_t& temp_bytes, const int* in, int
 /// The name of CUB's row in the report.
 const char* const kCubRow = "cub::DeviceScan::InclusiveSum";
 
-/// The note beside a row in the human table: CUB's time over the row's (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
 
 /// The sizes to run: N alone, or for the sweep every power of two from 2^8 below N, then N.
 std::vector<int64_t> sizes_to_run(int64_t n, bool sweep) {
@@ -261,7 +255,7 @@ int main(int argc, char** argv) {
       const wb::Row r = bench.run(
           c, [&] { launch_reduce_then_scan(k, in.d, s, out.d, tile_sums.get(), opt.block, opt.batch); }, out.d,
           want.data(), s);
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     }
     // The single pass three ways: plain, without the memset, and tuned for this N and GPU.
     const struct {
@@ -286,7 +280,7 @@ int main(int argc, char** argv) {
       c.config = p.describe();
       const wb::Row r =
           bench.run(c, [&] { single_pass.launch(p, k.single_pass, in.d, s, out.d); }, out.d, want.data(), s);
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     }
   }
   stress_report(opt);

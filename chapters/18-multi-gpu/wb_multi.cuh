@@ -506,16 +506,7 @@ class Multi {
   [[noreturn]] void finish(const std::vector<Row>& rows) {
     std::string line;
     const int status = finish_status(rows, line);
-    if (speak_) {
-      if (opt_.csv) {
-        std::printf("%s\n", csv_header());
-        for (const auto& r : rows) std::printf("%s\n", csv_row(r).c_str());
-        if (status != 0) std::fprintf(stderr, "%s\n", line.c_str());
-      } else {
-        std::fputs(human_table(rows).c_str(), stdout);
-        std::printf("\n%s\n", line.c_str());
-      }
-    }
+    if (speak_) print_rows(opt_.csv, rows, status, line);
     each_gpu([](const Gpu& g) { WB_NCCL_CHECK(ncclCommDestroy(g.comm)); });
     team_.exit(status);
   }

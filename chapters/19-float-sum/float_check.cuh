@@ -544,14 +544,7 @@ class FloatBench {
                                 : "all results within their bounds; the reproducible and exact bits equal the CPU's";
     if (!excused_.empty() && !failed) line += " (" + std::to_string(excused_.size()) + " known library defect(s) reported as FAIL)";
     const int status = rows_.empty() || failed ? 1 : 0;
-    if (opt_.csv) {
-      std::printf("%s\n", wb::csv_header());
-      for (const auto& r : rows_) std::printf("%s\n", wb::csv_row(r).c_str());
-      if (status) std::fprintf(stderr, "%s\n", line.c_str());
-    } else {
-      std::fputs(wb::human_table(rows_).c_str(), stdout);
-      std::printf("\n%s\n", line.c_str());
-    }
+    wb::print_rows(opt_.csv, rows_, status, line);
     return status;
   }
 

@@ -288,19 +288,7 @@ class MonoidBench {
   }
 
   /// Print the table (or CSV) and return the exit status (wb::finish_status).
-  int finish() const {
-    std::string line;
-    const int status = wb::finish_status(rows_, line);
-    if (opt_.csv) {
-      std::printf("%s\n", wb::csv_header());
-      for (const auto& r : rows_) std::printf("%s\n", wb::csv_row(r).c_str());
-      if (status != 0) std::fprintf(stderr, "%s\n", line.c_str());
-    } else {
-      std::fputs(wb::human_table(rows_).c_str(), stdout);
-      std::printf("\n%s\n", line.c_str());
-    }
-    return status;
-  }
+  int finish() const { return wb::report_rows(opt_.csv, rows_); }
 
  private:
   /// Put element 0's version `parity` on the device (ordered before the next launch: both go

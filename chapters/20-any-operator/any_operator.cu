@@ -194,12 +194,6 @@ std::vector<int64_t> sizes_to_run(int64_t n, bool sweep) {
   return sizes;
 }
 
-/// The note beside a row in the human table: CUB's time over the row's (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
 
 /// "grid=G": the blocks a reduction launched.
 std::string grid_config(int64_t blocks) { return "grid=" + std::to_string(blocks); }
@@ -275,7 +269,7 @@ void run_scan_rows(MonoidBench& bench, const wb::Options& opt, const wb::Device&
         {names.scan, s, p.block, p.batch, bytes, wb::blocks_per_sm(kernel, p.block, wide_stage_bytes<M>(p.block, p.batch)),
          p.describe() + " slots=2x8B"},
         [&] { pass.launch<M>(p, kernel, in.d, s, out.get()); }, in, out.get(), want);
-    if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+    if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
   }
   scan17::stress_report(opt);
 }
@@ -301,14 +295,14 @@ void run_reduction_rows(MonoidBench& bench, const wb::Options& opt, const wb::De
       const wb::Row r = bench.run<M>({names.best, s, opt.block, kVectorsPerThread, reduction_bytes<M>(s),
                                       reduce.best_occupancy(), grid_config(p.blocks) + " order=chapter11"},
                                      [&] { reduce.best(in.d, s, result.get()); }, in, result.get(), want);
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     }
     if (names.in_order) {
       const Plan p = plan_in_order<M>(s, opt.block, reduce.in_order_wave);
       const wb::Row r = bench.run<M>({names.in_order, s, opt.block, Reductions<M>::kInOrderK, reduction_bytes<M>(s),
                                       reduce.in_order_occupancy(), grid_config(p.blocks) + " order=input"},
                                      [&] { reduce.in_order(in.d, s, result.get()); }, in, result.get(), want);
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     }
   }
 }

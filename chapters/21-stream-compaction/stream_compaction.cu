@@ -285,12 +285,6 @@ cudaError_t cub_select_if(void* temp, size_t& temp_bytes, const int* in, int* ou
 /// The name of CUB's row in the report.
 const char* const kCubRow = "cub::DeviceSelect::If";
 
-/// The note beside a row in the human table: CUB's time over the row's (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
 
 /// The sizes to run: N alone, or for the sweep every power of two from 2^8 below N, then N.
 std::vector<int64_t> sizes_to_run(int64_t n, bool sweep) {
@@ -372,7 +366,7 @@ int main(int argc, char** argv) {
         launch_three_kernels(single_pass, p, scan, opt.block, in.d, s, out.d, keep, flags.get(), count.get(),
                              totals.get());
       });
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     }
     if (wanted("one_pass")) {
       const ScanPolicy p = compaction_policy(opt, dev, part);
@@ -382,7 +376,7 @@ int main(int argc, char** argv) {
       const wb::Row r = bench.run(c, [&] {
         launch_one_pass(single_pass, p, k, in.d, s, out.d, keep, count.get(), totals.get());
       });
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     }
   }
   stress_report(opt);

@@ -348,12 +348,6 @@ cudaError_t cub_inclusive_sum(void* temp, size_t& temp_bytes, const int* in, int
 // [cub]
 const char* const kCubRow = "cub::DeviceScan::InclusiveSum";  ///< CUB's row in the report
 
-/// The note beside a scan's row in the human table: CUB's time over the row's (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
 
 int main(int argc, char** argv) {
   wb::Spec spec;
@@ -426,7 +420,7 @@ int main(int argc, char** argv) {
       wb::Case c{"scan_single_pass_tuned", s, p.block, p.batch, 0, k_per_sm};
       c.config = p.describe();
       const wb::Row r = bench.run(c, [&] { chapter17.launch(p, k, in.d, s, out.d); }, out.d, want.data(), s);
-      bench.annotate_last(versus_cub(cub, r));
+      bench.annotate_last(wb::versus_cub(cub, r));
     }
     wb::Case c{"scan_lookahead", s, kScanThreads, kItems, 0, per_sm};
     c.config = config;
@@ -434,7 +428,7 @@ int main(int argc, char** argv) {
     const wb::Row r = bench.run(c, [&] { launch_lookahead(s); }, out.d, want.data(), s);
     if (s == in.n) ring::clocks_report<Wait>(opt, "scan_lookahead", kRoleNames, 4, kWaits, role_of);
     if (!all_rows) continue;
-    bench.annotate_last(versus_cub(cub, r));
+    bench.annotate_last(wb::versus_cub(cub, r));
     // [handover]
     const bool ring_fills = scan_tiles_for(in.d, s) >= kHandOverTilesPerSm * int64_t(dev.sms);
     wb::Case h = ring_fills ? c : wb::Case{"", s, p.block, p.batch, 0, k_per_sm};
@@ -443,7 +437,7 @@ int main(int argc, char** argv) {
     const wb::Row hr = bench.run(
         h, [&] { ring_fills ? launch_lookahead(s) : chapter17.launch(p, k, in.d, s, out.d); }, out.d, want.data(), s);
     // [handover]
-    bench.annotate_last(versus_cub(cub, hr) + (ring_fills ? "" : ", chapter 17's kernel"));
+    bench.annotate_last(wb::versus_cub(cub, hr) + (ring_fills ? "" : ", chapter 17's kernel"));
   }
   stress_report(opt);
   return bench.finish();

@@ -171,15 +171,12 @@ class HistBench {
   /// The CPU's counts of the whole input come lazily (run); prints the device and input lines.
   HistBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev, wb::Input& in, Shape shape,
             EvenBins bins)
-      : spec_(spec), opt_(opt), dev_(dev), in_(in), shape_(shape), bins_(bins) {
-    if (opt.flush) flush_ = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
+      : spec_(spec), opt_(opt), dev_(dev), in_(in), shape_(shape), bins_(bins), runs_(opt, dev) {
     first_ = uint32_t(in.host[0]);
     // Another bin, and another value of every byte: add one bin's width, then 0x01010101 more.
     const uint32_t step = uint32_t(std::min<uint64_t>((uint64_t(1) << 32) / bins.count + 1, 0xffffffffu));
     flipped_ = first_ + step + 0x01010101u;
     if (bins(flipped_) == bins(first_)) flipped_ = bin_low(bins, (bins(first_) + 1) % bins.count) | 0x01010101u;
-    WB_CHECK(cudaEventCreate(&start_));
-    WB_CHECK(cudaEventCreate(&stop_));
     wb::note(opt, "chapter %s %s: %s\n", spec.chapter, spec.slug, spec.idea);
     wb::note(opt, "device %d: %s, sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB (%.1f free); theoretical peak %.0f GB/s\n",
              dev.id, dev.name.c_str(), dev.major, dev.minor, dev.sms, dev.l2_bytes / 1048576.0,
@@ -188,10 +185,6 @@ class HistBench {
              "%s; median of %d runs after %d warm-up\n\n",
              wb::describe_n(in.n).c_str(), (long long)opt.offset, kShapeNames[int(shape)], bins.count,
              opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)", opt.reps, opt.warmup);
-  }
-  ~HistBench() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
   HistBench(const HistBench&) = delete;
   HistBench& operator=(const HistBench&) = delete;
@@ -215,34 +208,21 @@ class HistBench {
     r.config = wb::is_cub_row(c.kernel) && wb::cub_version ? wb::with_cub_version(config, wb::cub_version) : config;
 
     const size_t bytes = want.size() * (out.wide ? 8 : 4);
-    const int total_runs = 1 + opt_.warmup + opt_.reps;
     int wrong_runs = 0;
-    std::vector<float> times;
-    for (int run = 0; run < total_runs; ++run) {
-      set_parity(run % 2);
-      WB_CHECK(cudaMemsetAsync(out.ptr, 0xA5, bytes));  // poison: the launch must zero the counters
-      const bool timed = run > opt_.warmup;
-      if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
-      if (timed) WB_CHECK(cudaEventRecord(start_));
-      wb::launch_in_range("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
-      WB_CHECK_LAUNCH();
-      if (timed) {
-        WB_CHECK(cudaEventRecord(stop_));
-        WB_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0;
-        WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        times.push_back(ms);
-      }
-      WB_CHECK(cudaDeviceSynchronize());
-      const std::string when = run == 0 ? "first run"
-                               : timed  ? "timed run " + std::to_string(run - opt_.warmup) + " of " + std::to_string(opt_.reps)
-                                        : "warm-up run " + std::to_string(run);
-      check_run(wrong_runs, c.kernel, parity_ ? when + ", sample 0 moved" : when, what, want, out);
-    }
+    const std::vector<float> times = runs_.run(
+        c.kernel,
+        [&](int run) {
+          set_parity(run % 2);
+          WB_CHECK(cudaMemsetAsync(out.ptr, 0xA5, bytes));  // poison: the launch must zero the counters
+        },
+        launch,
+        [&](int, const std::string& when) {
+          check_run(wrong_runs, c.kernel, parity_ ? when + ", sample 0 moved" : when, what, want, out);
+        });
     set_parity(0);  // sample 0 as made, for the input check below and the next kernel
     if (wrong_runs > 1)
       std::fprintf(stderr, "FAIL %s: %d of %d runs were wrong (the first is shown above)\n", c.kernel.c_str(), wrong_runs,
-                   total_runs);
+                   runs_.total());
     r.verified = wrong_runs == 0;
     r.verified &= wb::check_guards(c.kernel);
     const wb::Mismatch m = wb::compare_device(in_.d, in_.host.data(), std::min(c.n, in_.n));
@@ -264,19 +244,7 @@ class HistBench {
   }
 
   /// Print the table (or CSV) and return the exit status, as wb::Bench::finish does.
-  int finish() const {
-    std::string line;
-    const int status = wb::finish_status(rows_, line);
-    if (opt_.csv) {
-      std::printf("%s\n", wb::csv_header());
-      for (const auto& r : rows_) std::printf("%s\n", wb::csv_row(r).c_str());
-      if (status != 0) std::fprintf(stderr, "%s\n", line.c_str());
-    } else {
-      std::fputs(wb::human_table(rows_).c_str(), stdout);
-      std::printf("\n%s\n", line.c_str());
-    }
-    return status;
-  }
+  int finish() const { return wb::report_rows(opt_.csv, rows_); }
 
  private:
   /// The CPU's counts of samples[0, n) as made, computed once per (what, n).
@@ -346,7 +314,6 @@ class HistBench {
   std::map<std::pair<int, int64_t>, std::vector<uint64_t>> known_;  // the CPU's counts per (what, n)
   uint32_t first_ = 0, flipped_ = 0;  // sample 0 as made, and on odd runs
   int parity_ = 0;                    // 1 while sample 0 is moved
-  wb::DeviceBuffer<char> flush_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  wb::RunLoop runs_;  // the L2 flush, the events and the runs
   std::vector<wb::Row> rows_;
 };

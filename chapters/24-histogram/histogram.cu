@@ -85,12 +85,6 @@ auto vectorized_kernel(int batch) {
   return k;
 }
 
-/// The note beside a row in the human table: CUB's time over the row's (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
 
 int main(int argc, char** argv) {
   const Shape shape = take_input_flag(argc, argv);
@@ -188,7 +182,7 @@ int main(int argc, char** argv) {
                       : cub_histogram(cub_temp.get(), cub_bytes, samples, narrow.get(), bins, s));
       });
     }
-    auto versus = [&](const wb::Row& r) { if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r)); };
+    auto versus = [&](const wb::Row& r) { if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r)); };
     if (wanted("global_atomic") && !sweep) {
       const unsigned grid = unsigned(std::min<int64_t>(wb::ceil_div<int64_t>(s, opt.block), int64_t(dev.sms) * 32));
       wb::Case c{"hist_global_atomic", s, opt.block, 1, 0, wb::blocks_per_sm(hist_global_atomic, opt.block)};

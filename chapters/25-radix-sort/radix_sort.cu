@@ -437,7 +437,7 @@ int main(int argc, char** argv) {
       wb::Case c{name, s, opt.block, opt.batch, per_key * double(s), 0};
       c.config = "tiles=" + std::to_string(wb::ceil_div<int64_t>(s, tile));
       const wb::Row r = bench.run(c, sort);
-      if (cub.median_ms > 0) bench.annotate_last(versus_cub(cub, r));
+      if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     };
     const int block = opt.block, batch = opt.batch;
     run("split", "radix_1bit_splits", [&] { pairs ? three_kernel_sort<1, true>(b, s, block, batch) : three_kernel_sort<1, false>(b, s, block, batch); });

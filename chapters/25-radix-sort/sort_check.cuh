@@ -195,13 +195,10 @@ class SortBench {
   /// Prints the device and input lines (human mode). The runs write to `out`.
   SortBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev, wb::Input& in, Shape shape,
             bool pairs, SortOut out)
-      : spec_(spec), opt_(opt), dev_(dev), in_(in), shape_(shape), pairs_(pairs), out_(out) {
-    if (opt.flush) flush_ = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
+      : spec_(spec), opt_(opt), dev_(dev), in_(in), shape_(shape), pairs_(pairs), out_(out), runs_(opt, dev) {
     findings_ = wb::DeviceBuffer<SortFindings>(1, "the findings of the output check");
     first_ = uint32_t(in.host[0]);
     flipped_ = first_ ^ 0x5a5a5a5au;  // another value of every byte
-    WB_CHECK(cudaEventCreate(&start_));
-    WB_CHECK(cudaEventCreate(&stop_));
     wb::note(opt, "chapter %s %s: %s\n", spec.chapter, spec.slug, spec.idea);
     wb::note(opt, "device %d: %s, sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB (%.1f free); theoretical peak %.0f GB/s\n",
              dev.id, dev.name.c_str(), dev.major, dev.minor, dev.sms, dev.l2_bytes / 1048576.0,
@@ -212,10 +209,6 @@ class SortBench {
              (long long)opt.offset, kShapeNames[int(shape)],
              in.n <= kExactCheckMax ? "checked against std::stable_sort" : "checked on the device (order, hashes)",
              opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)", opt.reps, opt.warmup);
-  }
-  ~SortBench() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
   SortBench(const SortBench&) = delete;
   SortBench& operator=(const SortBench&) = delete;
@@ -236,35 +229,20 @@ class SortBench {
                                (c.config.empty() ? "" : " " + c.config);
     r.config = wb::is_cub_row(c.kernel) && wb::cub_version ? wb::with_cub_version(config, wb::cub_version) : config;
 
-    const int total_runs = 1 + opt_.warmup + opt_.reps;
     int wrong_runs = 0;
-    std::vector<float> times;
-    for (int run = 0; run < total_runs; ++run) {
-      set_parity(run % 2);
-      WB_CHECK(cudaMemsetAsync(out_.keys, 0xA5, size_t(c.n) * 4));  // poison
-      if (pairs_) WB_CHECK(cudaMemsetAsync(out_.vals, 0xA5, size_t(c.n) * 4));
-      const bool timed = run > opt_.warmup;
-      if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
-      if (timed) WB_CHECK(cudaEventRecord(start_));
-      wb::launch_in_range("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
-      WB_CHECK_LAUNCH();
-      if (timed) {
-        WB_CHECK(cudaEventRecord(stop_));
-        WB_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0;
-        WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        times.push_back(ms);
-      }
-      WB_CHECK(cudaDeviceSynchronize());
-      const std::string when = run == 0 ? "first run"
-                               : timed  ? "timed run " + std::to_string(run - opt_.warmup) + " of " + std::to_string(opt_.reps)
-                                        : "warm-up run " + std::to_string(run);
-      check_run(wrong_runs, c.kernel, parity_ ? when + ", key 0 changed" : when, c.n);
-    }
+    const std::vector<float> times = runs_.run(
+        c.kernel,
+        [&](int run) {
+          set_parity(run % 2);
+          WB_CHECK(cudaMemsetAsync(out_.keys, 0xA5, size_t(c.n) * 4));  // poison
+          if (pairs_) WB_CHECK(cudaMemsetAsync(out_.vals, 0xA5, size_t(c.n) * 4));
+        },
+        launch,
+        [&](int, const std::string& when) { check_run(wrong_runs, c.kernel, parity_ ? when + ", key 0 changed" : when, c.n); });
     set_parity(0);  // key 0 as made, for the input check below and the next sort
     if (wrong_runs > 1)
       std::fprintf(stderr, "FAIL %s: %d of %d runs were wrong (the first is shown above)\n", c.kernel.c_str(), wrong_runs,
-                   total_runs);
+                   runs_.total());
     r.verified = wrong_runs == 0;
     r.verified &= wb::check_guards(c.kernel);
     const wb::Mismatch m = wb::compare_device(in_.d, in_.host.data(), std::min(c.n, in_.n));
@@ -286,19 +264,7 @@ class SortBench {
   }
 
   /// Print the table (or CSV) and return the exit status, as wb::Bench::finish does.
-  int finish() const {
-    std::string line;
-    const int status = wb::finish_status(rows_, line);
-    if (opt_.csv) {
-      std::printf("%s\n", wb::csv_header());
-      for (const auto& r : rows_) std::printf("%s\n", wb::csv_row(r).c_str());
-      if (status != 0) std::fprintf(stderr, "%s\n", line.c_str());
-    } else {
-      std::fputs(wb::human_table(rows_).c_str(), stdout);
-      std::printf("\n%s\n", line.c_str());
-    }
-    return status;
-  }
+  int finish() const { return wb::report_rows(opt_.csv, rows_); }
 
  private:
   /// Key i of the input as a run of the current parity finds it.
@@ -419,9 +385,8 @@ class SortBench {
   std::map<std::pair<int64_t, int>, std::vector<uint32_t>> orders_;      // stable orders per (n, parity)
   uint32_t first_ = 0, flipped_ = 0;  // key 0 as made, and on odd runs
   int parity_ = 0;                    // 1 while key 0 is changed
-  wb::DeviceBuffer<char> flush_;
+  wb::RunLoop runs_;  // the L2 flush, the events and the runs
   wb::DeviceBuffer<SortFindings> findings_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<wb::Row> rows_;
 };
 
@@ -540,9 +505,3 @@ void ping_pong(const Buffers& b, int64_t n, const std::vector<int>& shifts,
 }
 
 
-/// The note beside a row in the human table: CUB's time over the row's (above 1: ours is faster).
-std::string versus_cub(const wb::Row& cub, const wb::Row& ours) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx CUB", ours.median_ms > 0 ? cub.median_ms / ours.median_ms : 0.0);
-  return text;
-}
