@@ -60,9 +60,9 @@ __device__ __forceinline__ unsigned same_digit(unsigned digit, unsigned valid) {
   unsigned peers = valid;
 #pragma unroll
   for (int b = 0; b < BITS; ++b) {
-    const bool bit = digit & (1u << b);
-    const unsigned vote = __ballot_sync(kFullMask, bit);
-    peers &= vote ^ (bit ? 0u : ~0u);  // the lanes whose bit b is this lane's
+    const int high = int(digit << (31 - b));  // bit b at the sign: one shift
+    const unsigned vote = __ballot_sync(kFullMask, high < 0);
+    peers &= ~(vote ^ unsigned(high >> 31));  // the lanes whose bit b is this lane's
   }
   return peers;
 }
