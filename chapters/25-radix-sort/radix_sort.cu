@@ -67,15 +67,15 @@ __device__ __forceinline__ unsigned same_digit(unsigned digit, unsigned valid) {
   return peers;
 }
 
-/// Load a tile's keys (and values) and rank each key among the keys of its digit that come
+/// Load a tile's keys and rank each key among the keys of its digit that come
 /// before it in its warp. Warp w holds the tile's keys [32 K w, 32 K (w + 1)), lane l keys l,
 /// l + 32, ... of them (coalesced loads), so handling key j of every lane in lane order, j by j,
 /// is input order. Per digit the warp keeps a count in `count` (2^BITS words): key j's rank is
 /// the count before this round plus its peers in lower lanes, and the highest of them writes the
 /// new count. Keys past `size` are not counted; a FULL tile has none.
-template <int BITS, int K, bool PAIRS, bool FULL>
+template <int BITS, int K, bool FULL>
 __device__ __forceinline__ void rank_in_warp(const PassIo& io, int64_t begin, int size, uint32_t (&key)[K],
-                                             uint32_t (&val)[K], unsigned (&rank)[K], unsigned* count) {
+                                             unsigned (&rank)[K], unsigned* count) {
   constexpr int R = 1 << BITS;
   const int lane = int(threadIdx.x % kWarp);
   const int first = int(threadIdx.x / kWarp) * kWarp * K + lane;
@@ -84,7 +84,6 @@ __device__ __forceinline__ void rank_in_warp(const PassIo& io, int64_t begin, in
   for (int j = 0; j < K; ++j) {
     const int at = first + kWarp * j;
     key[j] = FULL || at < size ? io.keys_in[begin + at] : 0u;
-    if (PAIRS) val[j] = FULL || at < size ? io.vals_in[begin + at] : 0u;
   }
   __syncwarp();
   const unsigned below = (1u << lane) - 1u;
@@ -203,29 +202,31 @@ __device__ __forceinline__ void pass_tile(const PassIo& io, const Carry& carry, 
   unsigned* const counts = tile + tile_keys;                             // warps x R
   unsigned* const first = counts + warps * R;                            // R: a digit's first place
   const int64_t begin = t * tile_keys;
-  uint32_t key[K], val[K];
-  unsigned rank[K];
-  rank_in_warp<BITS, K, PAIRS, FULL>(io, begin, size, key, val, rank, counts + warp * R);
+  unsigned key[K], rank[K];
+  rank_in_warp<BITS, K, FULL>(io, begin, size, key, rank, counts + warp * R);
   __syncthreads();
-  // Per digit: each warp's count becomes the keys of that digit in the warps before it.
-  for (int d = int(threadIdx.x); d < R; d += int(blockDim.x)) {
+  for (int d = int(threadIdx.x); d < R; d += int(blockDim.x)) {  // per digit, the tile's count
     unsigned total = 0;
-    for (int w = 0; w < warps; ++w) {
-      const unsigned c = counts[w * R + d];
-      counts[w * R + d] = total;
-      total += c;
-    }
+    for (int w = 0; w < warps; ++w) total += counts[w * R + d];
     first[d] = total;
     carry.publish(t, d, total);
   }
   __syncthreads();
   if (warp == 0) warp_exclusive_scan<R>(first);
   __syncthreads();
+  for (int d = int(threadIdx.x); d < R; d += int(blockDim.x)) {  // per digit, each warp's count
+    unsigned place = first[d];                                      // becomes its first key's place
+    for (int w = 0; w < warps; ++w) {
+      const unsigned c = counts[w * R + d];
+      counts[w * R + d] = place;
+      place += c;
+    }
+  }
+  __syncthreads();
   const int mine = warp * kWarp * K + int(threadIdx.x % kWarp);
 #pragma unroll
   for (int j = 0; j < K; ++j) {  // gather the tile in digit order
-    const unsigned digit = (key[j] >> io.shift) & (R - 1);
-    rank[j] += first[digit] + counts[warp * R + digit];
+    rank[j] += counts[warp * R + ((key[j] >> io.shift) & (R - 1))];
     if (FULL || mine + kWarp * j < size) tile[rank[j]] = key[j];
   }
   for (int d = int(threadIdx.x); d < R; d += int(blockDim.x)) {
@@ -245,10 +246,10 @@ __device__ __forceinline__ void pass_tile(const PassIo& io, const Carry& carry, 
     if (PAIRS) key[j] = (k >> io.shift) & (R - 1);  // its digit, for its value below
   }
   if (!PAIRS) return;
-  __syncthreads();  // the values take the keys' places in the tile, then follow them out
+  __syncthreads();  // the values take their keys' places, loaded now (held through ranking, they spilled)
 #pragma unroll
   for (int j = 0; j < K; ++j)
-    if (FULL || mine + kWarp * j < size) tile[rank[j]] = val[j];
+    if (FULL || mine + kWarp * j < size) tile[rank[j]] = io.vals_in[begin + mine + kWarp * j];
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < K; ++j) {
