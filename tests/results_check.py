@@ -14,8 +14,10 @@ re-renders
   docs/results/*-chapter19-study.csv (scripts/wb.py study render: chapter 19's study chart)
   (docs/results/*-chapter21-selectivity.csv, chapter 21 at each --keep, and *-chapter2[23]-stages,
   -clocks and -offset1.csv, chapters 22 and 23 at each --stages, in the clock build and at --offset
-  1, and *-chapter24-inputs and -atomics.csv, chapter 24 on each input and its shared-atomic
-  counters, are data their pages quote: nothing renders them)
+  1, *-chapter24-inputs and -atomics.csv, chapter 24 on each input and its shared-atomic
+  counters, and *-chapter25-inputs, -kernels, -stalls and -changes.csv, chapter 25 on each input,
+  its kernels' counters and stall samples and each change measured alone, are data their pages
+  quote: nothing renders them)
 with the date each committed output shows, and fails naming every file that changed: a page
 edited by hand inside its markers, or a renderer changed without re-rendering, is caught.
 Usage: python3 tests/results_check.py [--self-test]   (exit 0 up to date, 1 otherwise)
@@ -54,7 +56,7 @@ def renders(root):
     res = os.path.join(root, "docs", "results")
     out = []
     main = sorted(p for p in glob.glob(os.path.join(res, "*.csv")) if re.fullmatch(r"[a-z0-9-]+\.csv", os.path.basename(p))
-                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study|chapter\d\d-(selectivity|stages|clocks|offset1|inputs|atomics|kernels|stalls))\.csv$", p))
+                  and not re.search(r"-(counters|sweep\d\d|grid\d\d|x\d+-chapter\d\d|run-chapter\d\d|chapter\d\d-study|chapter\d\d-(selectivity|stages|clocks|offset1|inputs|atomics|kernels|stalls|changes))\.csv$", p))
     # The H200 first: the pages show the first CSV open and fold the others.
     main.sort(key=lambda p: (os.path.basename(p) != "h200.csv", p))
     if main:
