@@ -14,8 +14,8 @@ re-renders
   docs/results/*-chapter19-study.csv (scripts/wb.py study render: chapter 19's study chart)
   (docs/results/*-chapter21-selectivity.csv, chapter 21 at each --keep, and *-chapter2[23]-stages,
   -clocks and -offset1.csv, chapters 22 and 23 at each --stages, in the clock build and at --offset
-  1, *-chapter24-inputs and -atomics.csv, chapter 24 on each input and its shared-atomic
-  counters, and *-chapter25-inputs, -kernels, -stalls and -changes.csv, chapter 25 on each input,
+  1, *-chapter24-inputs, -atomics and -changes.csv, chapter 24 on each input, its shared-atomic
+  counters and a change measured alone, and *-chapter25-inputs, -kernels, -stalls and -changes.csv, chapter 25 on each input,
   its kernels' counters and stall samples and each change measured alone, are data their pages
   quote: nothing renders them)
 with the date each committed output shows, and fails naming every file that changed: a page
