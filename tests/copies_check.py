@@ -528,6 +528,9 @@ COPIES = [
     C("17", "sizes_to_run", "11"),
     # ---- chapter 21's sweep, chapter 17's ----
     C("21", "sizes_to_run", "17"),
+    # ---- chapter 25's stress hooks (its look-back is its own, one thread per digit), chapter 17's ----
+    C("chapters/25-radix-sort/lookback_stress.cuh", "stress_hash", "chapters/17-scan-device-wide/single_pass.cuh"),
+    C("chapters/25-radix-sort/lookback_stress.cuh", "[stress_host]", "chapters/17-scan-device-wide/single_pass.cuh"),
 ]
 
 # Differences nobody meant. Each is printed as a warning; when one is fixed (or changes), the check

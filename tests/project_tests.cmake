@@ -142,6 +142,12 @@ add_test(NAME stress_lookback_chapter23
          COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress23 23)
 set_tests_properties(stress_lookback_chapter23 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
                      RESOURCE_LOCK gpu TIMEOUT 1800)
+# Chapter 25's one-sweep sort looks back over 256 digit counts, one thread per digit, with hooks of
+# its own (lookback_stress.cuh): its digit threads count their waits, walks and chained counts.
+add_test(NAME stress_lookback_chapter25
+         COMMAND sh ${WB_TESTS}/stress_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/stress25 25)
+set_tests_properties(stress_lookback_chapter25 PROPERTIES LABELS "gpu;full;stress" SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gpu TIMEOUT 1800)
 
 # Every chapter page reads in one sitting (tests/page_check.py): what a student reads open (outside
 # <details>) is at most 2,000 prose words (outside code and tables) and 120 lines of code; the page

@@ -8,7 +8,10 @@
 #       (chapter 17's single pass on the flags);
 #   23: chapter 23's look-ahead scan (--variant lookahead), whose look-ahead warp sums published
 #       tile sums: its "window walks" are moves on to the next 32 tiles, its waits rounds that
-#       found a tile sum not yet published.
+#       found a tile sum not yet published;
+#   25: chapter 25's one-sweep radix sort (--variant onesweep), whose digit threads each look
+#       back over one digit's counts, 8 tiles a look: its walks are whole windows of counts
+#       without an inclusive prefix, its waits looks that found a count not yet published.
 # Builds the chapter with -DWB_STRESS=ON into BUILD_DIR for this machine's GPU: each tile's
 # publications are delayed by a seeded pseudo-random time and the program counts how often the
 # look-back waits, walks its window and chains aggregates (its "stress: ..." note). Then:
@@ -36,7 +39,8 @@ case $chapter in
   20) variants="affine" small_tiles="--block 32" sanitized_n=65539 ;;
   21) variants="one_pass three_kernels" small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
   23) variants="lookahead" small_tiles="" small_n=300007 sanitized_n=300007 ;;
-  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20, 21 or 23)"; exit 2 ;;
+  25) variants="onesweep" small_tiles="--block 64 --batch 2" sanitized_n=20011 ;;
+  *) echo "stress_check: chapter '$chapter' has no look-back to stress (17, 20, 21, 23 or 25)"; exit 2 ;;
 esac
 
 # The value of the count `name` in a "stress: ..." line, or nothing when the line lacks it.

@@ -322,6 +322,7 @@ __device__ void stress_delay(const LookBackArgs& a, int64_t tile, unsigned flag)
 /// still unpublished when a tile looks.
 constexpr unsigned kStressMaxDelayNs = 20000;
 
+// [stress_host]
 /// Before the first launch: zero the counts, take the seed from --seed and the longest delay
 /// from the environment variable WB_STRESS_MAX_DELAY_NS (0: no delays, the counts alone).
 void stress_begin(const wb::Options& opt) {
@@ -351,6 +352,7 @@ void stress_report(const wb::Options& opt) {
   wb::note(opt, "stress: %llu tiles, %llu waits, %llu window walks, %llu aggregates chained\n", c[kStressTiles],
            c[kStressWaits], c[kStressWalks], c[kStressChained]);
 }
+// [stress_host]
 #else
 /// The normal build counts nothing.
 __device__ void stress_count(StressPath, unsigned = 1) {}

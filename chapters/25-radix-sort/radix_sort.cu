@@ -28,6 +28,7 @@
 
 #include "workbook.cuh"
 #include "histogram.cuh"  // chapter 24's kernels (its directory is on the include path): the digit histograms
+#include "lookback_stress.cuh"  // the stress build's delays and counts; empty in the normal build
 
 /// Threads per tile by default; any multiple of 32 from 32 to 1024 works.
 constexpr int kBlock = 512;
@@ -156,6 +157,7 @@ struct FromLookBack {
   }
   /// Publish the tile's count of digit d (tile 0's is already its inclusive prefix).
   __device__ void publish(int64_t tile, int d, unsigned count) const {
+    stress_delay(pass, tile, d, tile == 0);
     word(tile, d).store(((2 * pass + (tile == 0 ? 2 : 1)) << 60) | count, cuda::memory_order_relaxed);
   }
   /// Add the counts of digit d of the tiles before this one, walking back to the first
@@ -163,6 +165,7 @@ struct FromLookBack {
   /// this tile's; return where its first key of digit d goes.
   __device__ unsigned long long start(int64_t tile, int d, unsigned count) const {
     unsigned long long before = 0;
+    if (d == 0) stress_count(kStressTiles);
     for (int64_t t = tile - 1; t >= 0;) {
       unsigned long long s[kLookBackWindow];
 #pragma unroll
@@ -172,14 +175,17 @@ struct FromLookBack {
         const unsigned long long tag = s[w] >> 60;
         if (tag <= 2 * pass) break;  // not published in this pass yet: look again from there
         before += s[w] & kCount;
+        stress_count(kStressChained, tag == 2 * pass + 1);
         if (tag == 2 * pass + 2) {   // an inclusive prefix: done
           t = -1;
           break;
         }
       }
       if (t < 0) break;
+      stress_count(w == kLookBackWindow ? kStressWalks : kStressWaits);  // walk back, or look again
       t -= w;
     }
+    if (tile > 0) stress_delay(pass, tile, d, true);
     if (tile > 0) word(tile, d).store(((2 * pass + 2) << 60) | (before + count), cuda::memory_order_relaxed);
     return bucket[d] + before;
   }
@@ -389,25 +395,18 @@ int main(int argc, char** argv) {
                    {"sweep", {kCubKeys, "radix_onesweep"}}};
   spec.cub_pairs = {{"radix_1bit_splits", kCubKeys}, {"radix_three_kernels", kCubKeys},
                     {"radix_onesweep", kCubKeys}, {"radix_onesweep_skip", kCubKeys}};
-  spec.harness_flags = {values_flag()};
-  spec.extra_flags = {"--input"};
-  spec.extra_usage =
-      "  --input NAME  the keys: uniform, equal (all one value), few (16 distinct values), sorted\n"
-      "                (ascending), reversed (descending) or low_entropy (the AND of four uniform\n"
-      "                draws) (default uniform)\n";
+  add_sort_flags(spec);  // --values and --input
 
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   const bool pairs = opt.harness_value("--values", 0) != 0, sweep = opt.variant == "sweep";
   if (sweep && !opt.n_given) opt.n = kSweepDefaultN;
-  if (pairs && opt.n > (int64_t(1) << 32)) {
-    std::fprintf(stderr, "chapter25: --values numbers the keys with 32-bit values: give --n up to 2^32\n");
-    std::exit(2);
-  }
+  check_values_n(opt, pairs);
   auto wanted = [&](const std::string& v) { return opt.variant == "all" || opt.variant == v || (sweep && (v == "onesweep" || v == "cub")); };
   wb::Device dev = wb::open_device(opt);
   wb::fit_shared_memory(opt, dev, [](int block, int batch) { return pass_bytes(kRadixBits, block, batch); });
   wb::fit_default_n(opt, dev, pairs ? 40.0 : 20.0);
   wb::Input in = make_keys(opt, shape);
+  stress_begin(opt);
   const int64_t n = in.n, tile = int64_t(opt.block) * opt.batch, tiles = wb::ceil_div<int64_t>(n, tile);
   Buffers b;
   allocate_buffers(b, opt, dev, in, pairs, wanted("three_kernels") ? tiles * kRadix : wanted("split") ? tiles * 2 : 0);
@@ -446,5 +445,6 @@ int main(int argc, char** argv) {
     run("onesweep", "radix_onesweep", [&] { pairs ? onesweep_sort<true>(b, dev, s, block, batch, false) : onesweep_sort<false>(b, dev, s, block, batch, false); });
     run("skip", "radix_onesweep_skip", [&] { pairs ? onesweep_sort<true>(b, dev, s, block, batch, true) : onesweep_sort<false>(b, dev, s, block, batch, true); });
   }
+  stress_report(opt);
   return bench.finish();
 }

@@ -68,6 +68,25 @@ inline Shape take_input_flag(int& argc, char** argv) {
   return shape;
 }
 
+/// The harness's flags in `spec`: --values, and --input (which take_input_flag took out of argv
+/// before parsing) with its usage lines.
+inline void add_sort_flags(wb::Spec& spec) {
+  spec.harness_flags = {values_flag()};
+  spec.extra_flags = {"--input"};
+  spec.extra_usage =
+      "  --input NAME  the keys: uniform, equal (all one value), few (16 distinct values), sorted\n"
+      "                (ascending), reversed (descending) or low_entropy (the AND of four uniform\n"
+      "                draws) (default uniform)\n";
+}
+
+/// --values numbers the keys with 32-bit values: refuse N past 2^32 with exit 2.
+inline void check_values_n(const wb::Options& opt, bool pairs) {
+  if (pairs && opt.n > (int64_t(1) << 32)) {
+    std::fprintf(stderr, "chapter25: --values numbers the keys with 32-bit values: give --n up to 2^32\n");
+    std::exit(2);
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // The keys
 
