@@ -41,10 +41,8 @@
 #include "any_scan.cuh"
 #include "any_check.cuh"
 
-/// The smallest N of `--variant sweep`.
-constexpr int64_t kSweepFrom = int64_t(1) << 8;
-/// The largest N of `--variant sweep` when --n is not given.
-constexpr int64_t kSweepDefaultN = int64_t(1) << 31;
+constexpr int64_t kSweepFrom = int64_t(1) << 8;       ///< the smallest N of `--variant sweep`
+constexpr int64_t kSweepDefaultN = int64_t(1) << 31;  ///< its largest N when --n is not given
 /// The smallest N --emulate accepts: below it some kernels' orders cannot differ from the input's.
 constexpr int64_t kEmulateMinN = int64_t(1) << 12;
 
@@ -95,12 +93,10 @@ cudaError_t cub_call<AffineCompose>(void* temp, size_t& temp_bytes, const Affine
 // [cub]
 
 /// Whether CUB has a call for instance M (every instance but the negative control).
-template <class M>
-constexpr bool kHasCub = !std::is_same_v<M, SubtractInt32>;
+template <class M> constexpr bool kHasCub = !std::is_same_v<M, SubtractInt32>;
 /// Whether instance M is scanned (the affine maps: a scan needs its values in 8 bytes or less,
 /// and the recurrence is the one the chapter solves).
-template <class M>
-constexpr bool kHasScan = std::is_same_v<M, AffineCompose>;
+template <class M> constexpr bool kHasScan = std::is_same_v<M, AffineCompose>;
 
 /// The rows of one instance, by their CSV names; nullptr where the instance has no such row.
 struct InstanceRows {
