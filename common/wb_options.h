@@ -164,6 +164,47 @@ constexpr int64_t kMaxN = int64_t(1) << 40;
 /// The largest --offset accepted.
 constexpr int64_t kMaxOffset = int64_t(1) << 20;
 
+/// Take a flag that names one of `names` (`flag NAME` or `flag=NAME`) out of argv before the
+/// Spec's parser sees it, for a harness flag such as --input: the last one given wins.
+/// @return the index of the name given, 0 when the flag is absent; a missing or unknown name
+///         exits 2 with "PROGRAM: FLAG needs a value" or "PROGRAM: FLAG 'x' is not allowed: give
+///         a, b or c"
+inline int take_choice_flag(int& argc, char** argv, const char* program, const std::string& flag,
+                            const std::vector<std::string>& names) {
+  int chosen = 0, kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool inline_value = arg.rfind(flag + "=", 0) == 0;
+    if (arg != flag && !inline_value) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    std::string value;
+    if (inline_value) {
+      value = arg.substr(flag.size() + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      std::fprintf(stderr, "%s: %s needs a value\n", program, flag.c_str());
+      std::exit(2);
+    }
+    int found = -1;
+    for (size_t k = 0; k < names.size(); ++k)
+      if (value == names[k]) found = int(k);
+    if (found < 0) {
+      std::string choices;
+      for (size_t k = 0; k < names.size(); ++k)
+        choices += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+      std::fprintf(stderr, "%s: %s '%s' is not allowed: give %s\n", program, flag.c_str(), value.c_str(),
+                   choices.c_str());
+      std::exit(2);
+    }
+    chosen = found;
+  }
+  argc = kept;
+  return chosen;
+}
+
 /// Parse an element count: decimal digits (at most 18), `2^k` or `1<<k` (k from 0 to 62).
 /// @return false for anything else (signs, letters, empty text, overflow).
 inline bool parse_count(const std::string& text, int64_t& value) {

@@ -37,34 +37,7 @@ constexpr const char* kShapeNames[] = {"uniform", "skewed", "one_bin", "few"};
 
 /// Take --input NAME out of argv (exit 2 with a message for an unknown name or a missing value).
 inline Shape take_input_flag(int& argc, char** argv) {
-  Shape shape = Shape::Uniform;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    const bool inline_value = arg.rfind("--input=", 0) == 0;
-    if (arg != "--input" && !inline_value) {
-      argv[kept++] = argv[i];
-      continue;
-    }
-    if (inline_value) {
-      value = arg.substr(8);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      std::fprintf(stderr, "chapter24: --input needs a value\n");
-      std::exit(2);
-    }
-    bool known = false;
-    for (int s = 0; s < 4; ++s)
-      if (value == kShapeNames[s]) shape = Shape(s), known = true;
-    if (!known) {
-      std::fprintf(stderr, "chapter24: --input '%s' is not allowed: give uniform, skewed, one_bin or few\n",
-                   value.c_str());
-      std::exit(2);
-    }
-  }
-  argc = kept;
-  return shape;
+  return Shape(wb::take_choice_flag(argc, argv, "chapter24", "--input", {std::begin(kShapeNames), std::end(kShapeNames)}));
 }
 
 // ---------------------------------------------------------------------------------------
