@@ -528,6 +528,13 @@ COPIES = [
     C("17", "sizes_to_run", "11"),
     # ---- chapter 21's sweep, chapter 17's ----
     C("21", "sizes_to_run", "17"),
+    # ---- chapter 24's vectorized split, chapter 11's (the same arithmetic on uint32 samples) ----
+    C("chapters/24-histogram/histogram.cuh", "struct AlignedSplit", "11"),
+    C("chapters/24-histogram/histogram.cuh", "split_aligned", "11",
+      allowed=["- __host__ __device__ inline AlignedSplit split_aligned(const int* in, int64_t n) {",
+               "+ __host__ __device__ inline AlignedSplit split_aligned(const uint32_t* in, int64_t n) {"],
+      reason="Chapter 24 splits uint32 samples, not ints.",
+      said_in=("chapters/24-histogram/histogram.cuh", "16-byte-aligned middle (chapter 10)")),
     # ---- chapter 25's stress hooks (its look-back is its own, one thread per digit), chapter 17's ----
     C("chapters/25-radix-sort/lookback_stress.cuh", "stress_hash", "chapters/17-scan-device-wide/single_pass.cuh"),
     C("chapters/25-radix-sort/lookback_stress.cuh", "[stress_host]", "chapters/17-scan-device-wide/single_pass.cuh"),
