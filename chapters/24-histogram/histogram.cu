@@ -219,10 +219,13 @@ int main(int argc, char** argv) {
                                  {"digits", "digit_histograms", digit_stripes}};
     for (const Digits& d : digit_rows) {
       if (sweep || !wanted(d.variant)) continue;
-      const auto k = vectorized_kernel<CountDigits>(opt.batch);
-      const Launch l = plan_launch(dev, k, d.p, opt.block, s, 4 * opt.batch);
-      run_private(d.name, l, s, opt.batch, Counts::Digits,
-                  [&] { k<<<l.grid, opt.block, l.p.bytes()>>>(samples, s, CountDigits{}, l.p, counts.get()); });
+      auto launch = [&](auto count) {
+        const auto k = vectorized_kernel<decltype(count)>(opt.batch);
+        const Launch l = plan_launch(dev, k, d.p, opt.block, s, 4 * opt.batch);
+        run_private(d.name, l, s, opt.batch, Counts::Digits,
+                    [&] { k<<<l.grid, opt.block, l.p.bytes()>>>(samples, s, count, l.p, counts.get()); });
+      };
+      with_digit_counter(d.p, launch);
     }
   }
   return bench.finish();
