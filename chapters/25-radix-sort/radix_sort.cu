@@ -41,7 +41,7 @@ constexpr int kRadix = 1 << kRadixBits;        ///< values of such a digit
 constexpr int kPasses = 32 / kRadixBits;       ///< its passes over 32-bit keys
 constexpr int64_t kSweepFrom = int64_t(1) << 16;      ///< the smallest N of --variant sweep
 constexpr int64_t kSweepDefaultN = int64_t(1) << 30;  ///< its largest N when --n is not given
-constexpr int kLookBackWindow = 8;  ///< earlier tiles one look of step 3's look-back reads at once
+constexpr int kLookBackWindow = 4;  ///< earlier tiles one look of step 3's look-back reads at once
 
 /// The keys and values one pass reads and writes.
 struct PassIo {
@@ -349,12 +349,10 @@ void onesweep_sort(Buffers& b, const wb::Device& dev, int64_t n, int block, int 
   const auto pass = pass_kernel<kRadixBits, PAIRS, FromLookBack>(batch);
   const size_t smem = pass_bytes(kRadixBits, block, batch, PAIRS);
   WB_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  const auto hist = hist_vectorized<kHistBatch, Add::Atomic, CountDigits>;
-  const Launch l = plan_launch(dev, hist, plan_striped(dev, kHistBlock, kDigitBins), kHistBlock, n, 4 * kHistBatch);
   WB_CHECK(cudaMemsetAsync(b.status.get(), 0, size_t(tiles) * kRadix * 8));
   WB_CHECK(cudaMemsetAsync(b.next_tile.get(), 0, kPasses * 4));
   WB_CHECK(cudaMemsetAsync(b.histograms.get(), 0, kDigitBins * 8));
-  hist<<<l.grid, kHistBlock, l.p.bytes()>>>(b.keys, n, CountDigits{}, l.p, b.histograms.get());
+  count_digits<kHistBatch>(dev, kHistBlock, b.keys, n, b.histograms.get());
   bucket_starts<<<kPasses, kRadix>>>(b.histograms.get(), n, b.bucket.get(), b.trivial.get());
   unsigned trivial[kPasses] = {};
   if (skip) WB_CHECK(cudaMemcpy(trivial, b.trivial.get(), sizeof trivial, cudaMemcpyDeviceToHost));
