@@ -30,9 +30,9 @@
 #include "histogram.cuh"  // chapter 24's kernels (its directory is on the include path): the digit histograms
 #include "lookback_stress.cuh"  // the stress build's delays and counts; empty in the normal build
 
-/// Threads per tile by default (pairs: kPairsBlock); any multiple of 32 from 32 to 1024 works.
-constexpr int kBlock = 384, kPairsBlock = 512;
-/// Keys per thread (K) by default (pairs: kPairsBatch): a tile is block x K keys.
+/// Threads per tile by default; any multiple of 32 from 32 to 1024 works.
+constexpr int kBlock = 512;
+/// Keys per thread (K) by default, keys alone and pairs: a tile is block x K keys.
 constexpr int kBatch = 32, kPairsBatch = 16;
 /// The largest K accepted (each power of two from 1 to this one has a compiled kernel).
 constexpr int kMaxBatch = 32;
@@ -266,9 +266,8 @@ __device__ __forceinline__ void pass_tile(const PassIo& io, const Carry& carry, 
 }
 
 /// One pass over the keys, a tile per block: full tiles without bounds checks, the last one with.
-/// Compiled for blocks of up to MAX_THREADS, MIN_BLOCKS of them an SM (see pass_kernel).
-template <int BITS, int K, bool PAIRS, class Carry, int MAX_THREADS = 1024, int MIN_BLOCKS = 1>
-__global__ void __launch_bounds__(MAX_THREADS, MIN_BLOCKS) sort_pass(PassIo io, Carry carry) {
+template <int BITS, int K, bool PAIRS, class Carry>
+__global__ void __launch_bounds__(1024) sort_pass(PassIo io, Carry carry) {
   extern __shared__ unsigned long long smem64[];
   __shared__ int64_t tile_sh;
   if (threadIdx.x == 0) tile_sh = carry.take_tile();
@@ -330,7 +329,7 @@ void three_kernel_sort(Buffers& b, int64_t n, int block, int batch) {
   constexpr int R = 1 << BITS;
   const int64_t tiles = wb::ceil_div<int64_t>(n, int64_t(block) * batch);
   const auto count = count_kernel<BITS>(batch);
-  const auto scatter = pass_kernel<BITS, PAIRS, FromScannedCounts>(batch, block);
+  const auto scatter = pass_kernel<BITS, PAIRS, FromScannedCounts>(batch);
   const size_t smem = pass_bytes(BITS, block, batch, PAIRS);
   WB_CHECK(cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   std::vector<int> shifts;
@@ -347,7 +346,7 @@ void three_kernel_sort(Buffers& b, int64_t n, int block, int batch) {
 template <bool PAIRS>
 void onesweep_sort(Buffers& b, const wb::Device& dev, int64_t n, int block, int batch, bool skip) {
   const int64_t tiles = wb::ceil_div<int64_t>(n, int64_t(block) * batch);
-  const auto pass = pass_kernel<kRadixBits, PAIRS, FromLookBack>(batch, block);
+  const auto pass = pass_kernel<kRadixBits, PAIRS, FromLookBack>(batch);
   const size_t smem = pass_bytes(kRadixBits, block, batch, PAIRS);
   WB_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   WB_CHECK(cudaMemsetAsync(b.status.get(), 0, size_t(tiles) * kRadix * 8));
@@ -383,7 +382,7 @@ int main(int argc, char** argv) {
                "the 4 passes: 36N (pairs: 68N)";
   spec.part = wb::Part::Scan;
   spec.block = {wb::BlockRule::MultipleOf32, kBlock, 32, 1024};
-  spec.batch = {kBatch, kMaxBatch, true, "keys per thread (a tile is block x K keys; pairs: 512 x 16 by default)"};
+  spec.batch = {kBatch, kMaxBatch, true, "keys per thread (a tile is block x K keys; pairs: 16 by default)"};
   spec.variants = {{"all", {kCubKeys, "radix_1bit_splits", "radix_three_kernels", "radix_onesweep",
                             "radix_onesweep_skip"}},
                    {"split", {"radix_1bit_splits"}},
@@ -399,7 +398,7 @@ int main(int argc, char** argv) {
   wb::Options opt = wb::parse_or_exit(argc, argv, spec);
   const bool pairs = opt.harness_value("--values", 0) != 0, sweep = opt.variant == "sweep";
   if (sweep && !opt.n_given) opt.n = kSweepDefaultN;
-  take_values_flag(opt, pairs, kPairsBlock, kPairsBatch);
+  take_values_flag(opt, pairs, kPairsBatch);
   auto wanted = [&](const std::string& v) { return opt.variant == "all" || opt.variant == v || (sweep && (v == "onesweep" || v == "cub")); };
   wb::Device dev = wb::open_device(opt);
   wb::fit_shared_memory(opt, dev, [](int block, int batch) { return pass_bytes(kRadixBits, block, batch); });

@@ -49,14 +49,13 @@ inline void add_sort_flags(wb::Spec& spec) {
 }
 
 /// What --values changes: N past 2^32 is refused with exit 2 (the values are 32-bit numbers of
-/// the keys), and the tile is block x batch unless --block or --batch says otherwise.
-inline void take_values_flag(wb::Options& opt, bool pairs, int block, int batch) {
+/// the keys), and K is `batch` unless --batch says otherwise.
+inline void take_values_flag(wb::Options& opt, bool pairs, int batch) {
   if (!pairs) return;
   if (opt.n > (int64_t(1) << 32)) {
     std::fprintf(stderr, "chapter25: --values numbers the keys with 32-bit values: give --n up to 2^32\n");
     std::exit(2);
   }
-  if (!opt.block_given) opt.block = block;
   if (!opt.batch_given) opt.batch = batch;
 }
 
@@ -394,28 +393,17 @@ inline size_t pass_bytes(int bits, int block, int batch, bool pairs = true) {
   return r * 8 * (pairs ? 2 : 1) + size_t(block) * size_t(batch) * 4 + size_t(block / kWarp) * r * 4 + r * 4;
 }
 
-/// The largest block that runs sort_pass compiled for two blocks an SM: 80 registers a thread,
-/// where a kernel that must take any block up to 1024 threads gets 64. Keys alone at K = 32 need
-/// more than 64; pairs at K = 32 need more than 80 (they spill either way: use K = 16).
-constexpr int kNarrowBlock = 384;
-
-/// sort_pass for K, compiled for a block of `block` threads.
-template <int BITS, int K, bool PAIRS, class Carry>
-auto pass_for(int block) {
-  return block <= kNarrowBlock ? sort_pass<BITS, K, PAIRS, Carry, kNarrowBlock, 2> : sort_pass<BITS, K, PAIRS, Carry>;
-}
-
-/// sort_pass for K = batch and a block of `block` threads, keys alone or pairs.
+/// sort_pass for K = batch, keys alone or pairs.
 template <int BITS, bool PAIRS, class Carry>
-auto pass_kernel(int batch, int block) {
+auto pass_kernel(int batch) {
   void (*k)(PassIo, Carry) = nullptr;
   switch (batch) {
-    case 1: k = pass_for<BITS, 1, PAIRS, Carry>(block); break;
-    case 2: k = pass_for<BITS, 2, PAIRS, Carry>(block); break;
-    case 4: k = pass_for<BITS, 4, PAIRS, Carry>(block); break;
-    case 8: k = pass_for<BITS, 8, PAIRS, Carry>(block); break;
-    case 16: k = pass_for<BITS, 16, PAIRS, Carry>(block); break;
-    case 32: k = pass_for<BITS, 32, PAIRS, Carry>(block); break;
+    case 1: k = sort_pass<BITS, 1, PAIRS, Carry>; break;
+    case 2: k = sort_pass<BITS, 2, PAIRS, Carry>; break;
+    case 4: k = sort_pass<BITS, 4, PAIRS, Carry>; break;
+    case 8: k = sort_pass<BITS, 8, PAIRS, Carry>; break;
+    case 16: k = sort_pass<BITS, 16, PAIRS, Carry>; break;
+    case 32: k = sort_pass<BITS, 32, PAIRS, Carry>; break;
     default: std::fprintf(stderr, "internal error: no sort pass for K = %d\n", batch); std::exit(3);
   }
   return k;
