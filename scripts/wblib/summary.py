@@ -665,7 +665,7 @@ def results_page(res, date, uprel, slugs, only=None):
     the chapter of a run of its own (render --chapter)."""
     dev, base, facts = xml(res.device), res.base, res.facts
     red, scan = facts.first("reduction"), facts.first("scan")
-    alone = f" in a run of chapters {res.ceiling_ch} and {only} alone" if only else ""
+    alone = f" in a run with chapter {res.ceiling_ch}, whose ceilings it is measured against" if only else ""
     out = [f"# {page_title(res, only)}", "",
            f"Measured on the {dev} on {date} at N = {pow2(res.main_n)} ({f0(res.main_n)} elements) by "
            f"`scripts/summary.sh run`{alone}; "
