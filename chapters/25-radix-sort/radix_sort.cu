@@ -405,9 +405,15 @@ int main(int argc, char** argv) {
   wb::fit_default_n(opt, dev, pairs ? 40.0 : 20.0);
   wb::Input in = make_keys(opt, shape);
   stress_begin(opt);
-  const int64_t n = in.n, tile = int64_t(opt.block) * opt.batch, tiles = wb::ceil_div<int64_t>(n, tile);
+  const int64_t n = in.n;
+  std::vector<int64_t> sizes;  // --variant sweep: each power of two from kSweepFrom below n; then n
+  for (int64_t s = kSweepFrom; sweep && s < n; s *= 2) sizes.push_back(s);
+  sizes.push_back(n);
+  auto batch_of = [&](int64_t s) { return opt.batch_given ? opt.batch : small_sort_batch(s, opt.block, opt.batch, dev.sms); };
+  int64_t tiles = 0;  // the most tiles of any size
+  for (const int64_t s : sizes) tiles = std::max(tiles, wb::ceil_div<int64_t>(s, int64_t(opt.block) * batch_of(s)));
   Buffers b;
-  allocate_buffers(b, opt, dev, in, pairs, wanted("three_kernels") ? tiles * kRadix : wanted("split") ? tiles * 2 : 0);
+  allocate_buffers(b, opt, dev, in, pairs, tiles, wanted("three_kernels") ? tiles * kRadix : wanted("split") ? tiles * 2 : 0);
   size_t cub_bytes = 0;
   if (wanted("cub"))
     WB_CHECK(pairs ? cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, b.keys, b.out.keys, b.indices.get(), b.out.vals, n)
@@ -415,10 +421,6 @@ int main(int argc, char** argv) {
   wb::DeviceBuffer<char> cub_temp(cub_bytes, "CUB's temporary storage");
 
   SortBench bench(spec, opt, dev, in, shape, pairs, b.out);
-  std::vector<int64_t> sizes;
-  if (sweep)
-    for (int64_t s = kSweepFrom; s < n; s *= 2) sizes.push_back(s);
-  sizes.push_back(n);
   const double per_key = pairs ? 68.0 : 36.0;
   for (const int64_t s : sizes) {
     wb::Row cub;
@@ -430,14 +432,14 @@ int main(int argc, char** argv) {
                        : cub::DeviceRadixSort::SortKeys(cub_temp.get(), cub_bytes, b.keys, b.out.keys, s));
       });
     }
+    const int block = opt.block, batch = batch_of(s);
     auto run = [&](const char* variant, const char* name, const std::function<void()>& sort) {
       if (!wanted(variant) || (sweep && std::string(variant) != "onesweep")) return;
-      wb::Case c{name, s, opt.block, opt.batch, per_key * double(s), 0};
-      c.config = "tiles=" + std::to_string(wb::ceil_div<int64_t>(s, tile));
+      wb::Case c{name, s, block, batch, per_key * double(s), 0};
+      c.config = "tiles=" + std::to_string(wb::ceil_div<int64_t>(s, int64_t(block) * batch));
       const wb::Row r = bench.run(c, sort);
       if (cub.median_ms > 0) bench.annotate_last(wb::versus_cub(cub, r));
     };
-    const int block = opt.block, batch = opt.batch;
     run("split", "radix_1bit_splits", [&] { pairs ? three_kernel_sort<1, true>(b, s, block, batch) : three_kernel_sort<1, false>(b, s, block, batch); });
     run("three_kernels", "radix_three_kernels", [&] { pairs ? three_kernel_sort<8, true>(b, s, block, batch) : three_kernel_sort<8, false>(b, s, block, batch); });
     run("onesweep", "radix_onesweep", [&] { pairs ? onesweep_sort<true>(b, dev, s, block, batch, false) : onesweep_sort<false>(b, dev, s, block, batch, false); });

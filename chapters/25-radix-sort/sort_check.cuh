@@ -393,6 +393,14 @@ inline size_t pass_bytes(int bits, int block, int batch, bool pairs = true) {
   return r * 8 * (pairs ? 2 : 1) + size_t(block) * size_t(batch) * 4 + size_t(block / kWarp) * r * 4 + r * 4;
 }
 
+/// K for a sort of n keys when --batch is not given: `batch`, halved (not below 4) while the
+/// tiles would number fewer than half the SMs, so that a small sort still spreads over the GPU.
+/// (On the H200, the sweep from 2^16 to 2^23 at K = 4, 8, 16 and 32 found the best K there.)
+inline int small_sort_batch(int64_t n, int block, int batch, int sms) {
+  while (batch > 4 && 2 * wb::ceil_div<int64_t>(n, int64_t(block) * batch) < sms) batch /= 2;
+  return batch;
+}
+
 /// sort_pass for K = batch, keys alone or pairs.
 template <int BITS, bool PAIRS, class Carry>
 auto pass_kernel(int batch) {
@@ -444,10 +452,11 @@ struct Buffers {
 };
 
 /// Allocate every array of `b` for the keys `in` (pairs: with the values 0, 1, 2, ... and their
-/// buffers); `scan_entries` tile counts for steps 1 and 2 (0: neither runs).
+/// buffers), statuses for `tiles` tiles, `scan_entries` tile counts for steps 1 and 2 (0: neither
+/// runs).
 inline void allocate_buffers(Buffers& b, const wb::Options& opt, const wb::Device& dev, const wb::Input& in, bool pairs,
-                             int64_t scan_entries) {
-  const int64_t n = in.n, tiles = wb::ceil_div<int64_t>(n, int64_t(opt.block) * opt.batch);
+                             int64_t tiles, int64_t scan_entries) {
+  const int64_t n = in.n;
   b.keys = reinterpret_cast<const uint32_t*>(in.d);
   b.pairs = pairs;
   b.out_keys = wb::make_array(opt, n, "the sorted keys");
