@@ -30,10 +30,9 @@
 #include "histogram.cuh"  // chapter 24's kernels (its directory is on the include path): the digit histograms
 #include "lookback_stress.cuh"  // the stress build's delays and counts; empty in the normal build
 
-/// Threads per tile by default; any multiple of 32 from 32 to 1024 works.
-constexpr int kBlock = 512;
-/// Keys per thread (K) by default, keys alone and pairs: a tile is block x K keys.
-constexpr int kBatch = 32, kPairsBatch = 16;
+constexpr int kBlock = 512;      ///< threads per tile by default (any multiple of 32 from 32 to 1024 works)
+constexpr int kBatch = 32;       ///< keys per thread (K) by default: a tile is block x K keys
+constexpr int kPairsBatch = 16;  ///< K by default with --values (pairs spill at K = 32)
 /// The largest K accepted (each power of two from 1 to this one has a compiled kernel).
 constexpr int kMaxBatch = 32;
 constexpr int kRadixBits = 8;                  ///< bits of a digit in steps 2 to 4
