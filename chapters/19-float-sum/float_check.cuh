@@ -10,6 +10,29 @@
 /// the chapter's own flags, --emulate, --gpu-bits and --study.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <set>
+
+/// CUB 3.1 and newer take a determinism requirement (cuda::execution::determinism): the first
+/// CUB_VERSION that has it.
+#define WB_CUB_DETERMINISM_SINCE 300100
+/// The same CUB as the Spec names it (needs_cub): the rows that use the requirement stay in
+/// their variant whatever the CUB, so that --info is the same for every build; an older build
+/// skips them and says so.
+constexpr const char* kDeterminismCub = "3.1.0";
+static_assert(wb::cub_version_number(kDeterminismCub) == WB_CUB_DETERMINISM_SINCE, "the Spec and the #if name one CUB");
+/// 1 where this build's CUB takes a determinism requirement, else 0.
+#if CUB_VERSION >= WB_CUB_DETERMINISM_SINCE
+#define WB_CUB_DETERMINISM 1
+#include <cuda/execution>
+#else
+#define WB_CUB_DETERMINISM 0
+#endif
+
 // ---------------------------------------------------------------------------------------
 // The input
 

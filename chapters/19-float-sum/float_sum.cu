@@ -2,258 +2,37 @@
 /// @brief Chapter 19: the order of a float sum. Accuracy, the same bits on every run, grid and
 /// GPU, and a correctly rounded sum at memory speed.
 ///
-/// The idea: float addition rounds, so a float sum depends on the order of its additions, and
-/// a GPU picks that order from its grid, its atomics and its scheduling. Every variant here
-/// sums the same float32 input (made on the device from (seed, i), as the host makes it) and
-/// is judged against the truth: the exact sum, computed on the CPU without rounding (ExactSum)
-/// and rounded once. Each variant must land within the error bound of its own order of
-/// additions, |s - S| <= gamma(depth) * sum |x| (Higham), where depth is the longest chain of
-/// additions from an input to the result; the report gives its error in ulps of the exactly
-/// rounded sum and relative to sum |x|, and how many bit patterns its runs produced.
-/// - `atomic`: chapter 08's one pass with a float atomicAdd per block: the blocks arrive in
-///   a different order each run, and so do the bits.
-/// - `tree`: chapter 11's tree on floats, the blocks' sums combined by the last block in a
-///   fixed order: the same bits on every run of one grid, other bits on another grid (the
-///   second row runs the grid another GPU's SM count would give).
-/// - `reproducible`: an order fixed by N alone: chunks of 8192 elements, each summed by one
-///   warp in a fixed order, chunk sums summed the same way, level after level. Any grid, any
-///   GPU, the same bits, which the CPU computes too (reproducible_sum_on_host).
+/// Float addition rounds, so a float sum depends on the order of its additions, and a GPU picks
+/// that order from its grid, its atomics and its scheduling. Every variant sums the same float32
+/// input (made on the device from (seed, i), as the host makes it) and must land within the
+/// error bound of its own order, |s - S| <= gamma(depth) * sum |x| (Higham), where S is the exact
+/// sum that the CPU computes without rounding (ExactSum) and depth the longest chain of additions;
+/// the report gives the error in ulps and counts the bit patterns of the runs.
+/// - `atomic`: chapter 08's one pass with a float atomicAdd per block: other bits on each run.
+/// - `tree`: chapter 11's tree, the blocks' sums combined in a fixed order: the same bits on
+///   every run of one grid, other bits on another grid (its second row).
+/// - `reproducible`: an order fixed by N alone (chunks of 8192 elements summed warp by warp,
+///   level after level): the same bits on any grid and GPU, and on the CPU.
 /// - `kahan`: Kahan-Babuska-Neumaier in registers, then a compensated combine.
-/// - `pairwise`: the reproducible decomposition with pairwise trees inside each lane: the
-///   same speed, a depth of log2(N) instead of N / 128.
-/// - `exact`: correctly rounded. Every float is an integer multiple of 2^-149; each thread
-///   adds its floats into double bins in shared memory, one per 16 exponents (kDoubleBins),
-///   where no addition rounds, and every kFoldEvery float4s moves them into a 320-bit integer;
-///   the blocks add their integers into the grid's kBins chunks of 32 bits, and the last block
-///   rounds the total once. The bits must equal ExactSum's rounding.
-/// - `cub`: cub::DeviceReduce::Sum on floats, and, where the CUB in the build has them
-///   (CUB 3.1 on), its three determinism levels.
-/// - `scan`: chapter 17's single pass (single_pass.cuh) on floats. In chapter 17's look-back
-///   order a tile's carry is the nearest published prefix P(j) plus the aggregates after it,
-///   and j depends on timing: other bits on another run. The deterministic row folds forward
-///   instead, ((P(j) + A(j+1)) + ...) + A(t-1), which is P(t-1) of the recurrence
-///   P(t) = P(t-1) + A(t) whatever j was: the same bits on every run and GPU, which the CPU
-///   emulates (folded_scan_on_host).
+/// - `pairwise`: the reproducible order with a pairwise tree in each lane: depth log2(N).
+/// - `exact`: correctly rounded. Each thread adds its floats into double bins where no addition
+///   rounds and folds them into a 320-bit integer; the blocks add theirs into the grid's 32-bit
+///   chunks, and the last block rounds the total once: the bits of ExactSum's rounding.
+/// - `cub`: cub::DeviceReduce::Sum, and CUB's three determinism levels where the build has them.
+/// - `scan`: chapter 17's single pass on floats, in its look-back order (other bits on each run)
+///   and folding forward, ((P(j) + A(j+1)) + ...) + A(t-1), which is P(t-1) whatever tile j the
+///   look-back found: the same bits on every run and GPU, which the CPU emulates.
 ///
-/// What it teaches: reproducibility is a property of the order of additions, not of the
-/// hardware; an exact accumulator makes the order irrelevant, and costs little when the sum
-/// is bound by memory.
-///
-/// Since chapter 11: float instead of int32; the input is made on the device. The harness is in
-/// float_check.cuh beside this file: a wb::Bench of its own (FloatBench) checks each result
-/// against a bound instead of bit equality, counts the bit patterns of the runs, and compares
-/// the reproducible, exact and deterministic-scan results bit for bit with the CPU. Inputs with
-/// IEEE's special values (`--input subnormal`, `special`, `negzero`) test the edges: where an
-/// infinity or NaN leaves no bound, each result must be what IEEE's additions give in any
-/// order, and the exact sum of -0.0s is -0.0. `--study` prints, per variant, N and input, the
-/// bit patterns over R runs and the error: what the page's figures are drawn from.
+/// The harness is float_check.cuh: FloatBench checks each result against its bound and counts
+/// bit patterns, compares the orders fixed by N with the CPU bit for bit, tests IEEE's special
+/// values (`--input subnormal`, `special`, `negzero`) and prints the page's data (`--study`).
+/// The orders' constants and the arithmetic that the CPU replays are in float_order.cuh.
 
 #include <cub/cub.cuh>
 
-#include <algorithm>
-#include <cmath>
-#include <functional>
-#include <limits>
-#include <memory>
-#include <set>
-
 #include "wb_float.h"
 #include "workbook.cuh"
-
-/// CUB 3.1 and newer take a determinism requirement (cuda::execution::determinism): the first
-/// CUB_VERSION that has it.
-#define WB_CUB_DETERMINISM_SINCE 300100
-/// The same CUB as the Spec names it (needs_cub): the rows that use the requirement stay in
-/// their variant whatever the CUB, so that --info is the same for every build; an older build
-/// skips them and says so.
-constexpr const char* kDeterminismCub = "3.1.0";
-static_assert(wb::cub_version_number(kDeterminismCub) == WB_CUB_DETERMINISM_SINCE, "the Spec and the #if name one CUB");
-/// 1 where this build's CUB takes a determinism requirement, else 0.
-#if CUB_VERSION >= WB_CUB_DETERMINISM_SINCE
-#define WB_CUB_DETERMINISM 1
-#include <cuda/execution>
-#else
-#define WB_CUB_DETERMINISM 0
-#endif
-
-/// Threads per block of the grid-dependent sums unless --block says otherwise.
-constexpr int kBlock = 256;
-/// Threads per warp.
-constexpr int kWarp = 32;
-/// Every lane of the warp takes part in each shuffle.
-constexpr unsigned kFullMask = 0xffffffffu;
-/// float4s each lane reads from one chunk of the reproducible and pairwise orders.
-constexpr int kLaneVectors = 64;
-/// Elements of one chunk: 32 lanes x 64 float4s. Fixed, so the order depends on N alone.
-constexpr int64_t kChunk = int64_t(kWarp) * kLaneVectors * 4;
-/// Threads per block of the chunked sums (their result does not depend on it).
-constexpr int kChunkBlock = 256;
-/// Threads per block of the exact sum (its result does not depend on it).
-constexpr int kExactBlock = 256;
-/// Bins of the exact sum's threads: doubles, bin b for the floats whose biased exponent is
-/// 16 b to 16 b + 15. Each such float is a multiple of the bin's unit (2^(16 b - 150), 2^-149
-/// for bin 0) below 2^39 units, and a double holds any sum of up to 2^14 of them exactly.
-constexpr int kDoubleBins = 16;
-/// float4s a thread adds before it moves its double bins into its 320-bit integer: 4096
-/// floats, well inside the 2^14 that keep every bin exact.
-constexpr int kFoldEvery = 1024;
-/// The grid's merge of the exact sum: a 320-bit total as 10 chunks of 32 bits, chunk c worth
-/// 2^(32 c) units of 2^-149, each added by the blocks as a 64-bit integer (no carries between
-/// chunks needed: 2^31 blocks' chunks of 32 bits stay below 2^63).
-constexpr int kBins = 10;
-/// The SM count of the "other grid" (an H100 PCIe has 114 SMs, an H100 SXM and an H200 132).
-constexpr int kOtherSms = 114;
-/// Prefix sums of the scans compared with the exact prefix sums, evenly spaced.
-constexpr int64_t kScanSamples = 4096;
-
-// ---------------------------------------------------------------------------------------
-// Arithmetic that the host emulates bit for bit
-
-/// a + b rounded to nearest: __fadd_rn on the device, which the compiler never fuses or
-/// reorders; the same IEEE addition on the host (SSE, no multiply to contract).
-WB_HD inline float add_rn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-/// a - b rounded to nearest (see add_rn).
-WB_HD inline float sub_rn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-
-/// The reproducible order inside a lane: four running sums, one per float4 component.
-WB_HD inline void sequential_step(float acc[4], float4 v) {
-  acc[0] = add_rn(acc[0], v.x);
-  acc[1] = add_rn(acc[1], v.y);
-  acc[2] = add_rn(acc[2], v.z);
-  acc[3] = add_rn(acc[3], v.w);
-}
-
-/// The four running sums of a lane, combined in a fixed pairing.
-WB_HD inline float sequential_finish(const float acc[4]) {
-  return add_rn(add_rn(acc[0], acc[1]), add_rn(acc[2], acc[3]));
-}
-
-/// A float4 summed pairwise.
-WB_HD inline float pairwise4(float4 v) { return add_rn(add_rn(v.x, v.y), add_rn(v.z, v.w)); }
-
-/// Eight values summed pairwise.
-WB_HD inline float pairwise8(const float q[8]) {
-  return add_rn(add_rn(add_rn(q[0], q[1]), add_rn(q[2], q[3])), add_rn(add_rn(q[4], q[5]), add_rn(q[6], q[7])));
-}
-
-/// Which order a chunk is summed in, inside each lane.
-enum class ChunkOrder {
-  Sequential,  ///< four running sums per lane, one per float4 component (the reproducible variant)
-  Pairwise     ///< a pairwise tree per lane (the pairwise variant)
-};
-
-/// Additions on the longest path of one level of a chunked sum (lane, then the warp's 5).
-constexpr int chunk_level_depth(ChunkOrder order) {
-  return order == ChunkOrder::Sequential ? kLaneVectors + 2 + 5 : 2 + 3 + 3 + 5;
-}
-
-/// A running compensated sum (Kahan-Babuska-Neumaier): s plus the rounding errors in c.
-struct Compensated {
-  float s = 0.0f;  ///< the rounded running sum
-  float c = 0.0f;  ///< the sum of the errors s's additions made
-};
-
-/// Add x to a compensated sum: the error of s + x is recovered exactly (Fast2Sum with the
-/// larger operand first) and added to c.
-WB_HD inline void neumaier_add(Compensated& a, float x) {
-  const float t = add_rn(a.s, x);
-  const float e = fabsf(a.s) >= fabsf(x) ? add_rn(sub_rn(a.s, t), x) : add_rn(sub_rn(x, t), a.s);
-  a.c = add_rn(a.c, e);
-  a.s = t;
-}
-
-/// Two compensated sums combined: the same on both sides of a shuffle (it is symmetric).
-WB_HD inline Compensated neumaier_combine(Compensated a, Compensated b) {
-  const float t = add_rn(a.s, b.s);
-  const float e = fabsf(a.s) >= fabsf(b.s) ? add_rn(sub_rn(a.s, t), b.s) : add_rn(sub_rn(b.s, t), a.s);
-  return {t, add_rn(add_rn(a.c, b.c), e)};
-}
-
-// ---------------------------------------------------------------------------------------
-// The exact sum's integers (wb_float.h's 320-bit fixed point), as the grid merges them
-
-/// Chunk c (0-9) of a 320-bit two's-complement integer: bits 32 c to 32 c + 31, unsigned,
-/// except the top chunk, which carries the sign.
-WB_HD inline long long limbs_chunk(const uint64_t limb[5], int c) {
-  const uint32_t bits = uint32_t(limb[c / 2] >> (32 * (c % 2)));
-  return c == kBins - 1 ? (long long)int32_t(bits) : (long long)bits;
-}
-
-/// The exact value of the grid's chunks (bins[c] worth 2^(32 c) units of 2^-149) as a 320-bit
-/// two's-complement integer, least significant limb first (ExactSum's layout).
-WB_HD inline void bins_to_limbs(const long long* bins, uint64_t limb[5]) {
-  for (int k = 0; k < 5; ++k) limb[k] = 0;
-  for (int b = 0; b < kBins; ++b) wb::limbs_add_shifted(limb, bins[b], 32 * b);
-}
-
-// ---------------------------------------------------------------------------------------
-// Sums whose order depends on the grid
-
-/// How n floats starting at `in` divide around their 16-byte-aligned middle (chapter 10).
-struct AlignedSplit {
-  int64_t head;     ///< scalar elements before the first 16-byte boundary (0 to 3)
-  int64_t vectors;  ///< whole float4s from that boundary on
-  int64_t tail;     ///< scalar elements after the last whole float4 (0 to 3)
-};
-
-/// Split n floats at `in` into head, float4 body and tail.
-__host__ __device__ inline AlignedSplit split_aligned(const float* in, int64_t n) {
-  const int64_t to_boundary = int64_t((16 - (reinterpret_cast<uintptr_t>(in) & 15)) & 15) / 4;
-  const int64_t head = to_boundary < n ? to_boundary : n;
-  const int64_t vectors = (n - head) / 4;
-  return {head, vectors, n - head - 4 * vectors};
-}
-
-/// The sum of a full warp's values, every lane receiving it, in a fixed butterfly.
-__device__ float warp_sum(float v) {
-#pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v = add_rn(v, __shfl_xor_sync(kFullMask, v, offset));
-  return v;
-}
-
-/// The sum of v over the block in a fixed tree, returned in thread 0. blockDim.x: a multiple
-/// of 32; every thread calls it (it has a barrier). Lanes past the warps add 0 (exact).
-__device__ float block_sum(float v) {
-  __shared__ float warp_totals[32];
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  v = warp_sum(v);
-  if (lane == 0) warp_totals[warp] = v;
-  __syncthreads();
-  if (warp == 0) v = warp_sum(lane < blockDim.x / kWarp ? warp_totals[lane] : 0.0f);
-  return v;
-}
-
-/// One thread's share of in[0, n) summed in order: a grid-stride loop over the float4 body,
-/// and the scalar head and tail in thread 0 of block 0.
-__device__ float thread_sum(const float* __restrict__ in, int64_t n) {
-  const AlignedSplit split = split_aligned(in, n);
-  const float4* body = reinterpret_cast<const float4*>(in + split.head);
-  float acc = 0.0f;
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    for (int64_t i = 0; i < split.head; ++i) acc = add_rn(acc, in[i]);
-    for (int64_t i = n - split.tail; i < n; ++i) acc = add_rn(acc, in[i]);
-  }
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-#pragma unroll 4
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < split.vectors; i += stride) {
-    const float4 v = body[i];
-    acc = add_rn(add_rn(add_rn(add_rn(acc, v.x), v.y), v.z), v.w);
-  }
-  return acc;
-}
+#include "float_order.cuh"  // the constants of each order and the arithmetic the CPU replays
 
 // [atomic]
 /// Chapter 08's one pass on floats: each block's sum goes to *sum with one atomicAdd, in the
