@@ -258,9 +258,10 @@ Launch plan_launch(const wb::Device& dev, Kernel kernel, Private p, int block, i
 /// with K uint4s per lane a round and counters striped where they fit.
 template <int K>
 void count_digits(const wb::Device& dev, int block, const uint32_t* in, int64_t n, unsigned long long* counts) {
-  with_digit_counter(plan_striped(dev, block, kDigitBins), [&](auto count) {
+  const Private p = plan_striped(dev, block, kDigitBins);
+  with_digit_counter(p, [&](auto count) {
     const auto k = hist_vectorized<K, Add::Atomic, decltype(count)>;
-    const Launch l = plan_launch(dev, k, plan_striped(dev, block, kDigitBins), block, n, 4 * K);
+    const Launch l = plan_launch(dev, k, p, block, n, 4 * K);
     k<<<l.grid, block, l.p.bytes()>>>(in, n, count, l.p, counts);
   });
 }

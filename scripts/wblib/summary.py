@@ -665,10 +665,10 @@ def results_page(res, date, uprel, slugs, only=None):
     the chapter of a run of its own (render --chapter)."""
     dev, base, facts = xml(res.device), res.base, res.facts
     red, scan = facts.first("reduction"), facts.first("scan")
-    alone = f" in a run with chapter {res.ceiling_ch}, whose ceilings it is measured against" if only else ""
+    with_ceiling = f" in a run with chapter {res.ceiling_ch}, whose ceilings it is measured against" if only else ""
     out = [f"# {page_title(res, only)}", "",
            f"Measured on the {dev} on {date} at N = {pow2(res.main_n)} ({f0(res.main_n)} elements) by "
-           f"`scripts/summary.sh run`{alone}; "
+           f"`scripts/summary.sh run`{with_ceiling}; "
            f"every number below comes from [{base}.csv]({base}.csv)."]
     if res.read_ceil > 0 and res.copy_ceil > 0:
         out.append(f"Theoretical peak {f0(res.peak)} GB/s; ceilings measured by chapter {res.ceiling_ch} in the same run: "
