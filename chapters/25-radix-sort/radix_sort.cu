@@ -1,13 +1,8 @@
 /// @file radix_sort.cu
 /// @brief Chapter 25: radix sort, what a scan is for. Sort N uint32 keys (or key-value pairs)
-/// stably, one digit at a time from the lowest: 1-bit splits, 8-bit digits with three kernels
-/// per pass, then one sweep per digit whose tiles find where their keys go by a look-back over
-/// 256 digit counts; CUB's DeviceRadixSort beside them.
-///
-/// The idea: a pass of a least-significant-digit radix sort moves every key to the place its
-/// digit and its rank among the keys of that digit before it give. That place is a prefix sum:
-/// of the counts of smaller digits (where the digit's bucket starts), plus those of the same
-/// digit in earlier tiles, plus the key's rank within its tile. The steps, each a variant:
+/// stably, one digit at a time from the lowest, CUB's DeviceRadixSort beside. A pass moves each
+/// key to a prefix sum: the keys of smaller digits (where its digit's bucket starts), plus those
+/// of its digit in earlier tiles, plus its rank among them in its tile. The steps, each a variant:
 /// 1. radix_1bit_splits: 32 passes of 1-bit digits, each a split of the keys into zeros and ones
 ///    (chapter 21's compaction of both halves at once), with three kernels per pass: count each
 ///    tile's digits, scan the counts (CUB's DeviceScan), scatter;
@@ -53,17 +48,23 @@ struct PassIo {
 };
 
 // [rank]
-/// The lanes of the warp whose BITS-bit digit equals this lane's, among the lanes of `valid`:
-/// one ballot per bit, each keeping the lanes that agree with this lane on that bit.
+/// The lanes whose bit `bit` of `digit` is this lane's: a ballot of the bit, inverted where it is
+/// 0. In PTX (libcu++ has no vote) so that one predicate serves both, and a bit takes 3
+/// instructions (ptxas sets 7 predicates with one R2P); from __ballot_sync the compiler made 5.
+__device__ __forceinline__ unsigned same_bit(unsigned digit, unsigned bit) {
+  unsigned lanes;
+  asm("{\n\t.reg .pred on;\n\t.reg .b32 b;\n\tand.b32 b, %1, %2;\n\tsetp.ne.u32 on, b, 0;\n\t"
+      "vote.sync.ballot.b32 %0, on, 0xffffffff;\n\t@!on not.b32 %0, %0;\n\t}"
+      : "=r"(lanes) : "r"(digit), "r"(bit));
+  return lanes;
+}
+
+/// The lanes of the warp whose BITS-bit digit equals this lane's, among the lanes of `valid`.
 template <int BITS>
 __device__ __forceinline__ unsigned same_digit(unsigned digit, unsigned valid) {
   unsigned peers = valid;
 #pragma unroll
-  for (int b = 0; b < BITS; ++b) {
-    const int high = int(digit << (31 - b));  // bit b at the sign: one shift
-    const unsigned vote = __ballot_sync(kFullMask, high < 0);
-    peers &= ~(vote ^ unsigned(high >> 31));  // the lanes whose bit b is this lane's
-  }
+  for (int b = 0; b < BITS; ++b) peers &= same_bit(digit, 1u << b);
   return peers;
 }
 
