@@ -568,6 +568,31 @@ struct Case {
   int64_t outputs_with_first = -1;
 };
 
+/// A report row for case `c` of `spec`'s chapter: the case's name, sizes and bytes, and `config`
+/// (the case's own by default) with CUB's version added on a CUB row. The bench fills in the
+/// bytes where the case left 0, the times (close_row) and the verdict.
+inline Row open_row(const Spec& spec, const Case& c, const std::string& config) {
+  Row r;
+  r.chapter = spec.chapter;
+  r.kernel = c.kernel;
+  r.n = c.n;
+  r.block = c.block;
+  r.batch = c.batch;
+  r.bytes = c.bytes;
+  r.blocks_per_sm = c.blocks_per_sm;
+  r.config = is_cub_row(c.kernel) && cub_version ? with_cub_version(config, cub_version) : config;
+  return r;
+}
+/// open_row with the case's own config.
+inline Row open_row(const Spec& spec, const Case& c) { return open_row(spec, c, c.config); }
+
+/// Put the timed runs' median and minimum into `r`, and the bandwidth they give against `peak_gbps`.
+inline void close_row(Row& r, const std::vector<float>& times, double peak_gbps) {
+  r.median_ms = median(times);
+  r.min_ms = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
+  set_bandwidth(r, peak_gbps);
+}
+
 /// What each run of one kernel is checked against (wb::Bench): the CPU reference on the host
 /// and its device copy, of which the first `shifted` outputs include input element 0.
 struct ExpectedOutput {
@@ -639,15 +664,8 @@ class Bench {
   /// the checks are not.
   /// @return the row, also kept for finish()
   Row run(const Case& c, const std::function<void()>& launch, int32_t* out, const int32_t* want, int64_t count) {
-    Row r;
-    r.chapter = spec_.chapter;
-    r.kernel = c.kernel;
-    r.n = c.n;
-    r.block = c.block;
-    r.batch = c.batch;
-    r.bytes = c.bytes > 0 ? c.bytes : bytes_per_element(spec_.op) * double(c.n);
-    r.blocks_per_sm = c.blocks_per_sm;
-    r.config = is_cub_row(c.kernel) && cub_version ? with_cub_version(c.config, cub_version) : c.config;
+    Row r = open_row(spec_, c);
+    if (c.bytes <= 0) r.bytes = bytes_per_element(spec_.op) * double(c.n);
 
     // The expected output goes to the device once; every run is compared with it there, so
     // that a race that strikes once in a hundred runs is caught at any N.
@@ -693,9 +711,7 @@ class Bench {
                    (long long)m.index, m.got, m.want);
       r.verified = false;
     }
-    r.median_ms = median(times);
-    r.min_ms = *std::min_element(times.begin(), times.end());
-    set_bandwidth(r, dev_.peak_gbps);
+    close_row(r, times, dev_.peak_gbps);
     rows_.push_back(r);
     return r;
   }

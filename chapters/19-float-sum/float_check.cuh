@@ -453,20 +453,13 @@ class FloatBench {
  public:
   /// Print the device and input lines (human mode) and allocate the L2 flush buffer.
   FloatBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev, FloatInput& in)
-      : spec_(spec), opt_(opt), dev_(dev), in_(in) {
-    if (opt.flush) flush_ = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
-    WB_CHECK(cudaEventCreate(&start_));
-    WB_CHECK(cudaEventCreate(&stop_));
+      : spec_(spec), opt_(opt), dev_(dev), in_(in), runs_(opt, dev) {
     wb::note(opt, "chapter %s %s: %s\n", spec.chapter, spec.slug, spec.idea);
     wb::note(opt, "device %d: %s, sm_%d%d, %d SMs; theoretical peak %.0f GB/s; CUB %s\n", dev.id, dev.name.c_str(),
              dev.major, dev.minor, dev.sms, dev.peak_gbps, wb::cub_version);
     wb::note(opt, "input: N = %s floats, %s, spread %d, offset %lld; median of %d runs after %d warm-up; %s\n\n",
              wb::describe_n(in.n).c_str(), wb::float_mode_name(in.spec.mode), in.spec.spread, (long long)opt.offset,
              opt.reps, opt.warmup, opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)");
-  }
-  ~FloatBench() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
   FloatBench(const FloatBench&) = delete;
   FloatBench& operator=(const FloatBench&) = delete;
@@ -475,43 +468,29 @@ class FloatBench {
   /// and judge each run with `check(parity)` (parity 1: element 0 negated).
   wb::Row run(const wb::Case& c, const std::function<void()>& launch, void* out, size_t out_bytes,
               const std::function<RunResult(int)>& check, bool deterministic, Excuse excuse = Excuse::None) {
-    wb::Row r;
-    r.chapter = spec_.chapter;
-    r.kernel = c.kernel;
-    r.n = c.n;
-    r.block = c.block;
-    r.batch = c.batch;
-    r.bytes = c.bytes > 0 ? c.bytes : 4.0 * double(c.n);
-    r.blocks_per_sm = c.blocks_per_sm;
+    wb::Row r = wb::open_row(spec_, c, "");  // its config, below, says what the runs gave
+    if (c.bytes <= 0) r.bytes = 4.0 * double(c.n);
     std::set<uint64_t> patterns[2];
     double max_ulps = 0, max_rel = 0;
-    int wrong = 0, total_runs = 1 + opt_.warmup + opt_.reps;
+    int wrong = 0;
     std::string first_why;
     uint64_t first_bits = 0;
-    std::vector<float> times;
-    for (int run = 0; run < total_runs; ++run) {
-      set_parity(run % 2);
-      WB_CHECK(cudaMemsetAsync(out, 0xff, out_bytes));  // poison: kPoisonBits in every float
-      const bool timed = run > opt_.warmup;
-      if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
-      if (timed) WB_CHECK(cudaEventRecord(start_));
-      wb::launch_in_range("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
-      WB_CHECK_LAUNCH();
-      if (timed) {
-        WB_CHECK(cudaEventRecord(stop_));
-        WB_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0;
-        WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        times.push_back(ms);
-      }
-      WB_CHECK(cudaDeviceSynchronize());
-      const RunResult res = check(parity_);
-      if (run == 0) first_bits = res.bits;
-      patterns[parity_].insert(res.bits);
-      max_ulps = std::max(max_ulps, res.ulps);
-      max_rel = std::max(max_rel, res.rel);
-      if (!res.ok && wrong++ == 0) first_why = "run " + std::to_string(run) + (parity_ ? " (in[0] negated)" : "") + ": " + res.why;
-    }
+    const std::vector<float> times = runs_.run(
+        c.kernel,
+        [&](int run) {
+          set_parity(run % 2);
+          WB_CHECK(cudaMemsetAsync(out, 0xff, out_bytes));  // poison: kPoisonBits in every float
+        },
+        launch,
+        [&](int run, const std::string&) {
+          const RunResult res = check(parity_);
+          if (run == 0) first_bits = res.bits;
+          patterns[parity_].insert(res.bits);
+          max_ulps = std::max(max_ulps, res.ulps);
+          max_rel = std::max(max_rel, res.rel);
+          if (!res.ok && wrong++ == 0)
+            first_why = "run " + std::to_string(run) + (parity_ ? " (in[0] negated)" : "") + ": " + res.why;
+        });
     set_parity(0);
     bool memory_ok = wb::check_guards(c.kernel);
     const wb::Mismatch m = wb::compare_device(reinterpret_cast<const int32_t*>(in_.d),
@@ -524,14 +503,12 @@ class FloatBench {
     const bool one_order = !deterministic || most_patterns == 1;
     if (wrong)
       std::fprintf(stderr, "FAIL %s: %d of %d runs outside their bound or bits; the first, %s\n", c.kernel.c_str(),
-                   wrong, total_runs, first_why.c_str());
+                   wrong, runs_.total(), first_why.c_str());
     if (!one_order)
       std::fprintf(stderr, "FAIL %s: claims one order of additions but gave %zu bit patterns for one input\n",
                    c.kernel.c_str(), most_patterns);
     r.verified = wrong == 0 && memory_ok && one_order;
-    r.median_ms = wb::median(times);
-    r.min_ms = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
-    wb::set_bandwidth(r, dev_.peak_gbps);
+    wb::close_row(r, times, dev_.peak_gbps);
     char config[320];
     std::snprintf(config, sizeof config, "input=%s spread=%d ulps=%.3g rel=%.3g patterns=%zu bits=%s%s",
                   wb::float_mode_name(in_.spec.mode), in_.spec.spread, max_ulps, max_rel, most_patterns,
@@ -583,8 +560,7 @@ class FloatBench {
   const wb::Options& opt_;
   const wb::Device& dev_;
   FloatInput& in_;
-  wb::DeviceBuffer<char> flush_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  wb::RunLoop runs_;  // the L2 flush, the events and the runs
   int parity_ = 0;
   std::vector<wb::Row> rows_;
   std::vector<size_t> excused_;

@@ -195,22 +195,15 @@ __global__ void count_wrong(const T* got, const T* want, int64_t count, unsigned
 class MonoidBench {
  public:
   /// Print the chapter, device and input lines (human mode) and allocate the L2 flush buffer.
-  MonoidBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev) : spec_(spec), opt_(opt), dev_(dev) {
-    if (opt.flush)
-      flush_ = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
+  MonoidBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev)
+      : spec_(spec), opt_(opt), dev_(dev), runs_(opt, dev) {
     result_ = wb::DeviceBuffer<unsigned long long>(2, "the result of the output check");
-    WB_CHECK(cudaEventCreate(&start_));
-    WB_CHECK(cudaEventCreate(&stop_));
     wb::note(opt, "chapter %s %s: %s\n", spec.chapter, spec.slug, spec.idea);
     wb::note(opt, "device %d: %s, sm_%d%d, %d SMs, %.0f MiB L2; theoretical peak %.0f GB/s; CUB %s\n", dev.id,
              dev.name.c_str(), dev.major, dev.minor, dev.sms, dev.l2_bytes / 1048576.0, dev.peak_gbps, wb::cub_version);
     wb::note(opt, "input: N = %s, offset %lld, each instance's own (seed %llu); median of %d runs after %d warm-up; %s\n\n",
              wb::describe_n(opt.n).c_str(), (long long)opt.offset, (unsigned long long)opt.seed, opt.reps, opt.warmup,
              opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)");
-  }
-  ~MonoidBench() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
   MonoidBench(const MonoidBench&) = delete;
   MonoidBench& operator=(const MonoidBench&) = delete;
@@ -222,48 +215,25 @@ class MonoidBench {
   wb::Row run(const wb::Case& c, const std::function<void()>& launch, TypedInput<M>& in, typename M::T* out,
               const Expected<M>& want) {
     using T = typename M::T;
-    wb::Row r;
-    r.chapter = spec_.chapter;
-    r.kernel = c.kernel;
-    r.n = c.n;
-    r.block = c.block;
-    r.batch = c.batch;
-    r.bytes = c.bytes;
-    r.blocks_per_sm = c.blocks_per_sm;
-    r.config = wb::is_cub_row(c.kernel) && wb::cub_version ? wb::with_cub_version(c.config, wb::cub_version) : c.config;
-    const int total_runs = 1 + opt_.warmup + opt_.reps;
+    wb::Row r = wb::open_row(spec_, c);
     int wrong = 0;
-    std::vector<float> times;
-    for (int run = 0; run < total_runs; ++run) {
-      set_parity(in, run % 2);
-      WB_CHECK(cudaMemsetAsync(out, 0xA5, sizeof(T) * size_t(want.count)));  // poison
-      const bool timed = run > opt_.warmup;
-      if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
-      if (timed) WB_CHECK(cudaEventRecord(start_));
-      wb::launch_in_range("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
-      WB_CHECK_LAUNCH();
-      if (timed) {
-        WB_CHECK(cudaEventRecord(stop_));
-        WB_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0;
-        WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        times.push_back(ms);
-      }
-      WB_CHECK(cudaDeviceSynchronize());
-      const std::string why = check_run(want, out, in.parity);
-      if (!why.empty() && wrong++ == 0) {
-        const std::string when = run == 0             ? "first run"
-                                 : run <= opt_.warmup ? "warm-up run " + std::to_string(run)
-                                                      : "timed run " + std::to_string(run - opt_.warmup) + " of " +
-                                                            std::to_string(opt_.reps);
-        std::fprintf(stderr, "FAIL %s (%s%s): %s\n", c.kernel.c_str(), when.c_str(),
-                     in.parity ? ", in[0] changed" : "", why.c_str());
-      }
-    }
+    const std::vector<float> times = runs_.run(
+        c.kernel,
+        [&](int run) {
+          set_parity(in, run % 2);
+          WB_CHECK(cudaMemsetAsync(out, 0xA5, sizeof(T) * size_t(want.count)));  // poison
+        },
+        launch,
+        [&](int, const std::string& when) {
+          const std::string why = check_run(want, out, in.parity);
+          if (!why.empty() && wrong++ == 0)
+            std::fprintf(stderr, "FAIL %s (%s%s): %s\n", c.kernel.c_str(), when.c_str(),
+                         in.parity ? ", in[0] changed" : "", why.c_str());
+        });
     set_parity(in, 0);  // element 0 as made, for the input check and the next kernel
     if (wrong > 1)
       std::fprintf(stderr, "FAIL %s: %d of %d runs were wrong (the first is shown above)\n", c.kernel.c_str(), wrong,
-                   total_runs);
+                   runs_.total());
     r.verified = wrong == 0;
     r.verified &= wb::check_guards(c.kernel);
     // The kernel was given the first c.n elements, compared here as 32-bit words.
@@ -275,9 +245,7 @@ class MonoidBench {
                    (long long)(m.index * 4 / int64_t(sizeof(typename M::In))));
       r.verified = false;
     }
-    r.median_ms = wb::median(times);
-    r.min_ms = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
-    wb::set_bandwidth(r, dev_.peak_gbps);
+    wb::close_row(r, times, dev_.peak_gbps);
     rows_.push_back(r);
     return r;
   }
@@ -327,9 +295,8 @@ class MonoidBench {
   const wb::Spec& spec_;
   const wb::Options& opt_;
   const wb::Device& dev_;
-  wb::DeviceBuffer<char> flush_;
+  wb::RunLoop runs_;                             // the L2 flush, the events and the runs
   wb::DeviceBuffer<unsigned long long> result_;  // count_wrong's count and first index
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<wb::Row> rows_;
 };
 

@@ -168,16 +168,13 @@ class CompactBench {
   /// the device and input lines (human mode). The runs write to `out` and `count`.
   CompactBench(const wb::Spec& spec, const wb::Options& opt, const wb::Device& dev, wb::Input& in, KeepBelow keep,
                int32_t* out, unsigned long long* count)
-      : spec_(spec), opt_(opt), dev_(dev), in_(in), keep_(keep), out_(out), count_(count) {
-    if (opt.flush) flush_ = wb::DeviceBuffer<char>(size_t(2 * std::max<int64_t>(dev.l2_bytes, 1 << 20)), "the L2 flush buffer");
+      : spec_(spec), opt_(opt), dev_(dev), in_(in), keep_(keep), out_(out), count_(count), runs_(opt, dev) {
     result_ = wb::DeviceBuffer<unsigned long long>(4, "the result of the output check");
     want_ = cpu_compact(in.host.data(), in.n, keep);
     want_d_ = wb::DeviceBuffer<int32_t>(std::max<size_t>(1, want_.size()), "the device copy of the expected output");
     WB_CHECK(cudaMemcpy(want_d_.get(), want_.data(), want_.size() * 4, cudaMemcpyHostToDevice));
     first_ = in.host[0];
     flipped_ = flipped_first(first_, keep);
-    WB_CHECK(cudaEventCreate(&start_));
-    WB_CHECK(cudaEventCreate(&stop_));
     wb::note(opt, "chapter %s %s: %s\n", spec.chapter, spec.slug, spec.idea);
     wb::note(opt, "device %d: %s, sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB (%.1f free); theoretical peak %.0f GB/s\n",
              dev.id, dev.name.c_str(), dev.major, dev.minor, dev.sms, dev.l2_bytes / 1048576.0,
@@ -188,10 +185,6 @@ class CompactBench {
              (long long)want_.size(), moved_bytes(in.n, int64_t(want_.size())) / 1e9,
              keep(first_) != keep(flipped_) ? "judged the other way" : "changed by 1000",
              opt.flush ? "L2 flushed before each timed run" : "L2 NOT flushed (--no-flush)", opt.reps, opt.warmup);
-  }
-  ~CompactBench() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
   CompactBench(const CompactBench&) = delete;
   CompactBench& operator=(const CompactBench&) = delete;
@@ -205,47 +198,24 @@ class CompactBench {
   /// @return the row, also kept for finish()
   wb::Row run(const wb::Case& c, const std::function<void()>& launch) {
     const int64_t k = kept_in(c.n);
-    wb::Row r;
-    r.chapter = spec_.chapter;
-    r.kernel = c.kernel;
-    r.n = c.n;
-    r.block = c.block;
-    r.batch = c.batch;
-    r.bytes = c.bytes > 0 ? c.bytes : moved_bytes(c.n, k);
-    r.blocks_per_sm = c.blocks_per_sm;
-    const std::string config = "keep=" + std::to_string(opt_.harness_value("--keep", kDefaultKeep)) + " kept=" +
-                               std::to_string(k) + (c.config.empty() ? "" : " " + c.config);
-    r.config = wb::is_cub_row(c.kernel) && wb::cub_version ? wb::with_cub_version(config, wb::cub_version) : config;
+    wb::Row r = wb::open_row(spec_, c, "keep=" + std::to_string(opt_.harness_value("--keep", kDefaultKeep)) + " kept=" +
+                                           std::to_string(k) + (c.config.empty() ? "" : " " + c.config));
+    if (c.bytes <= 0) r.bytes = moved_bytes(c.n, k);
 
-    const int total_runs = 1 + opt_.warmup + opt_.reps;
     int wrong_runs = 0;
-    std::vector<float> times;
-    for (int run = 0; run < total_runs; ++run) {
-      set_parity(run % 2);
-      WB_CHECK(cudaMemsetAsync(out_, 0xA5, size_t(c.n) * 4));  // poison
-      WB_CHECK(cudaMemsetAsync(count_, 0xA5, sizeof(unsigned long long)));
-      const bool timed = run > opt_.warmup;
-      if (timed && opt_.flush) WB_CHECK(cudaMemsetAsync(flush_.get(), run & 0xff, flush_.size()));
-      if (timed) WB_CHECK(cudaEventRecord(start_));
-      wb::launch_in_range("wb/" + c.kernel + (run == 0 ? "/first" : timed ? "/timed" : "/warmup"), launch);
-      WB_CHECK_LAUNCH();
-      if (timed) {
-        WB_CHECK(cudaEventRecord(stop_));
-        WB_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0;
-        WB_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        times.push_back(ms);
-      }
-      WB_CHECK(cudaDeviceSynchronize());
-      const std::string when = run == 0 ? "first run"
-                               : timed  ? "timed run " + std::to_string(run - opt_.warmup) + " of " + std::to_string(opt_.reps)
-                                        : "warm-up run " + std::to_string(run);
-      check_run(wrong_runs, c.kernel, parity_ ? when + ", in[0] flipped" : when, c.n, k);
-    }
+    const std::vector<float> times = runs_.run(
+        c.kernel,
+        [&](int run) {
+          set_parity(run % 2);
+          WB_CHECK(cudaMemsetAsync(out_, 0xA5, size_t(c.n) * 4));  // poison
+          WB_CHECK(cudaMemsetAsync(count_, 0xA5, sizeof(unsigned long long)));
+        },
+        launch,
+        [&](int, const std::string& when) { check_run(wrong_runs, c.kernel, parity_ ? when + ", in[0] flipped" : when, c.n, k); });
     set_parity(0);  // element 0 as made, for the input check below and the next kernel
     if (wrong_runs > 1)
       std::fprintf(stderr, "FAIL %s: %d of %d runs were wrong (the first is shown above)\n", c.kernel.c_str(), wrong_runs,
-                   total_runs);
+                   runs_.total());
     r.verified = wrong_runs == 0;
     r.verified &= wb::check_guards(c.kernel);
     const wb::Mismatch m = wb::compare_device(in_.d, in_.host.data(), std::min(c.n, in_.n));
@@ -254,9 +224,7 @@ class CompactBench {
                    (long long)m.index, m.got, m.want);
       r.verified = false;
     }
-    r.median_ms = wb::median(times);
-    r.min_ms = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
-    wb::set_bandwidth(r, dev_.peak_gbps);
+    wb::close_row(r, times, dev_.peak_gbps);
     rows_.push_back(r);
     return r;
   }
@@ -359,8 +327,7 @@ class CompactBench {
   std::vector<std::pair<int64_t, int64_t>> prefix_counts_;  // (n, kept) of the shorter runs
   int32_t first_ = 0, flipped_ = 0;           // input element 0 as made, and on odd runs
   int parity_ = 0;                            // 1 while element 0 is flipped
-  wb::DeviceBuffer<char> flush_;
+  wb::RunLoop runs_;                          // the L2 flush, the events and the runs
   wb::DeviceBuffer<unsigned long long> result_;  // check_compaction's counts and first indexes
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<wb::Row> rows_;
 };

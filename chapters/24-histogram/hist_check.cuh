@@ -167,18 +167,10 @@ class HistBench {
   /// @return the row, also kept for finish()
   wb::Row run(const wb::Case& c, Counts what, CountsOut out, const std::function<void()>& launch) {
     const std::vector<uint64_t>& want = counts_of(what, c.n);
-    wb::Row r;
-    r.chapter = spec_.chapter;
-    r.kernel = c.kernel;
-    r.n = c.n;
-    r.block = c.block;
-    r.batch = c.batch;
-    r.bytes = c.bytes > 0 ? c.bytes : 4.0 * double(c.n) + (out.wide ? 8.0 : 4.0) * double(want.size());
-    r.blocks_per_sm = c.blocks_per_sm;
-    std::string config = std::string("input=") + kShapeNames[int(shape_)] + " bins=" +
-                         std::to_string(what == Counts::Bins ? int64_t(bins_.count) : int64_t(kDigitBins)) +
-                         (out.wide ? "" : " counters=32bit") + (c.config.empty() ? "" : " " + c.config);
-    r.config = wb::is_cub_row(c.kernel) && wb::cub_version ? wb::with_cub_version(config, wb::cub_version) : config;
+    wb::Row r = wb::open_row(spec_, c, std::string("input=") + kShapeNames[int(shape_)] + " bins=" +
+                                           std::to_string(what == Counts::Bins ? int64_t(bins_.count) : int64_t(kDigitBins)) +
+                                           (out.wide ? "" : " counters=32bit") + (c.config.empty() ? "" : " " + c.config));
+    if (c.bytes <= 0) r.bytes = 4.0 * double(c.n) + (out.wide ? 8.0 : 4.0) * double(want.size());
 
     const size_t bytes = want.size() * (out.wide ? 8 : 4);
     int wrong_runs = 0;
@@ -204,9 +196,7 @@ class HistBench {
                    (long long)m.index, m.got, m.want);
       r.verified = false;
     }
-    r.median_ms = wb::median(times);
-    r.min_ms = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
-    wb::set_bandwidth(r, dev_.peak_gbps);
+    wb::close_row(r, times, dev_.peak_gbps);
     rows_.push_back(r);
     return r;
   }

@@ -208,17 +208,8 @@ class SortBench {
   /// every run. Everything the algorithm needs belongs inside `launch` and is timed.
   /// @return the row, also kept for finish()
   wb::Row run(const wb::Case& c, const std::function<void()>& launch) {
-    wb::Row r;
-    r.chapter = spec_.chapter;
-    r.kernel = c.kernel;
-    r.n = c.n;
-    r.block = c.block;
-    r.batch = c.batch;
-    r.bytes = c.bytes;
-    r.blocks_per_sm = c.blocks_per_sm;
-    const std::string config = std::string("input=") + kShapeNames[int(shape_)] + (pairs_ ? " pairs" : " keys") +
-                               (c.config.empty() ? "" : " " + c.config);
-    r.config = wb::is_cub_row(c.kernel) && wb::cub_version ? wb::with_cub_version(config, wb::cub_version) : config;
+    wb::Row r = wb::open_row(spec_, c, std::string("input=") + kShapeNames[int(shape_)] + (pairs_ ? " pairs" : " keys") +
+                                           (c.config.empty() ? "" : " " + c.config));
 
     int wrong_runs = 0;
     const std::vector<float> times = runs_.run(
@@ -242,9 +233,7 @@ class SortBench {
                    (long long)m.index, m.got, m.want);
       r.verified = false;
     }
-    r.median_ms = wb::median(times);
-    r.min_ms = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
-    wb::set_bandwidth(r, dev_.peak_gbps);
+    wb::close_row(r, times, dev_.peak_gbps);
     rows_.push_back(r);
     return r;
   }
