@@ -406,17 +406,20 @@ auto pass_kernel(int batch) {
   return k;
 }
 
-/// count_tiles for K = batch.
+/// count_tiles for K = batch (the same K as pass_kernel's).
 template <int BITS>
 auto count_kernel(int batch) {
+  void (*k)(PassIo, unsigned long long*, int64_t) = nullptr;
   switch (batch) {
-    case 1: return count_tiles<BITS, 1>;
-    case 2: return count_tiles<BITS, 2>;
-    case 4: return count_tiles<BITS, 4>;
-    case 8: return count_tiles<BITS, 8>;
-    case 16: return count_tiles<BITS, 16>;
-    default: return count_tiles<BITS, 32>;
+    case 1: k = count_tiles<BITS, 1>; break;
+    case 2: k = count_tiles<BITS, 2>; break;
+    case 4: k = count_tiles<BITS, 4>; break;
+    case 8: k = count_tiles<BITS, 8>; break;
+    case 16: k = count_tiles<BITS, 16>; break;
+    case 32: k = count_tiles<BITS, 32>; break;
+    default: std::fprintf(stderr, "internal error: no count kernel for K = %d\n", batch); std::exit(3);
   }
+  return k;
 }
 
 /// Every array a sort uses, allocated once for the largest N.
