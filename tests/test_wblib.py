@@ -535,27 +535,71 @@ class SanitizeTest(unittest.TestCase):
         cell.errors = cell.hazards = 2
         self.assertEqual(cell.text(), "2 err / 0 warn, exit 1: wrong result")
 
-    def test_nccl_probe_records(self):
-        # The records an H200 saved under memcheck (chapter 18's page): all 8 are NCCL's probe.
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "chapters", "18-multi-gpu", "nccl-suppressions.xml")
+    def test_nccl_records(self):
+        # Records two H200s saved (chapter 18 at G = 2): NCCL's probe of its kernels (2 call
+        # stacks), its second enabling of peer access (2), and 2 of initcheck's reads inside
+        # NCCL's LL kernels (one in a device function called by the kernel, one in the kernel).
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nccl-records.xml")
         with open(path, encoding="utf-8") as f:
             saved = f.read()
-        text, kept, dropped = self.sanitize.nccl_probe_records(saved)
-        self.assertEqual((kept, dropped), (8, 0))
-        self.assertEqual(text.count("<record>"), 8)
-        # Negative controls: the same error with no libnccl frame (the program's own call), another
-        # error inside libnccl, and a memory error are each left out, so memcheck still reports them.
-        first = saved.index("<record>")
-        one = saved[first:saved.index("</record>", first) + len("</record>")]
-        own = one.replace("libnccl.so.2", "chapter18")
-        other_error = one.replace("<error>cudaErrorNoKernelImageForDevice</error>", "<error>cudaErrorInvalidValue</error>")
-        memory = one.replace("<kind>Api</kind>", "<kind>Precise</kind>")
-        for bad in (own, other_error, memory):
-            self.assertNotEqual(bad, one)
-            text, kept, dropped = self.sanitize.nccl_probe_records(saved.replace(one, bad, 1))
-            self.assertEqual((kept, dropped), (7, 1))
-            self.assertNotIn(bad, text)
+        self.assertEqual(self.sanitize.nccl_records(saved), (6, 6))
+        # Cut off (a run stopped mid-write): nothing is NCCL's, so every error counts.
+        self.assertEqual(self.sanitize.nccl_records(saved[:len(saved) // 2]), (0, 0))
+
+        def record(i):
+            start = -1
+            for _ in range(i + 1):
+                start = saved.index("<record>", start + 1)
+            return saved[start:saved.index("</record>", start) + len("</record>")]
+
+        api, initcheck = record(2), record(4)
+        self.assertIn("cudaErrorPeerAccessAlreadyEnabled", api)
+        self.assertIn("<kind>Initcheck</kind>", initcheck)
+        # Negative controls: each of these records is the program's, and counts.
+        bad = [
+            api.replace("libnccl.so.2", "chapter18"),                        # the program's own call
+            api.replace("cudaErrorPeerAccessAlreadyEnabled", "cudaErrorInvalidValue"),  # another error
+            api.replace("<kind>Api</kind>", "<kind>Precise</kind>"),         # a memory error
+            initcheck.replace("libnccl.so.2", "chapter18"),                  # a kernel of the program's
+            initcheck.replace("<func>ncclDevFunc_AllGather_RING_LL</func>",  # read in the program's code
+                              "<func>scan_kernel</func>"),
+            initcheck.replace("<kind>Initcheck</kind>", "<kind>Precise</kind>"),  # out of bounds in NCCL
+        ]
+        for one, original in zip(bad, [api] * 3 + [initcheck] * 3):
+            self.assertNotEqual(one, original)
+            self.assertEqual(self.sanitize.nccl_records(saved.replace(original, one, 1)), (5, 6))
+
+    def test_run_leaves_nccl_records_uncounted(self):
+        # A stand-in for compute-sanitizer that saves the given records where --save says and
+        # prints the summary the real tool prints for them, exiting with --error-exitcode.
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nccl-records.xml")
+        with open(path, encoding="utf-8") as f:
+            saved = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = os.path.join(tmp, "fake-sanitizer")
+            with open(fake, "w", encoding="utf-8") as f:
+                f.write('#!/bin/sh\nwhile [ $# -gt 0 ]; do\n  [ "$1" = --save ] && cp "$RECORDS" "$2"\n  shift\ndone\n'
+                        'echo "========= ERROR SUMMARY: $COUNT errors"\nexit 99\n')
+            os.chmod(fake, 0o755)
+            records = os.path.join(tmp, "records.xml")
+            san = self.sanitize.Sanitizer(fake, "60")
+            for text, count, nccl, tool, errors, own in (
+                    (saved, 6, True, "initcheck", 0, 6),    # all NCCL's own: clean
+                    (saved.replace("libnccl.so.2", "chapter18"), 6, True, "memcheck", 6, 0),  # none is
+                    (saved, 9, True, "memcheck", 3, 6),     # 3 errors the XML does not hold count
+                    (saved, 6, False, "initcheck", 6, 0),   # another chapter: everything counts
+                    (saved, 6, True, "racecheck", 6, 0)):   # not a tool NCCL's records are split for
+                with open(records, "w", encoding="utf-8") as f:
+                    f.write(text)
+                cell = self.sanitize.Cell()
+                os.environ.update(RECORDS=records, COUNT=str(count))
+                try:
+                    san.run(cell, tool, os.path.join(tmp, f"run.{tool}.log"), ["chapter18"], nccl=nccl)
+                finally:
+                    del os.environ["RECORDS"], os.environ["COUNT"]
+                self.assertEqual((cell.errors, cell.nccl), (errors, own), (tool, count, nccl))
+                self.assertEqual(cell.problems, [])
+                self.assertEqual(cell.text(), "clean" if errors == 0 else f"{errors} err / 0 warn")
 
     def test_table(self):
         self.assertEqual(self.sanitize.table([["chapter", "variants", "racecheck"], ["06", "-", "clean"],

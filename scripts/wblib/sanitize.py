@@ -11,8 +11,8 @@ heads and tails run), and, where the chapter has --block and --batch, small tile
 runs every kernel, in the runs common.runs_covering_every_kernel names.
 
 Chapter 18 runs with the settings of CHAPTER_SETTINGS (several shards on one GPU, without the gate;
-memcheck with a suppression file for one error inside NCCL, made by a first memcheck run); where it is not built
-(no NCCL) it is left out with a note. It prints a progress line per chapter, then a table chapter x tool whose cells read `clean` or
+memcheck's and initcheck's records saved as XML, so that the errors NCCL makes inside itself are
+told from the rest and left uncounted); where it is not built (no NCCL) it is left out with a note. It prints a progress line per chapter, then a table chapter x tool whose cells read `clean` or
 `E err / W warn` (from the tools' summary lines), and keeps every log.
 Exit: 0 all expectations met, 1 one failed, 2 bad usage, 77 no GPU or no compute-sanitizer
 (1 instead of 77 when REQUIRE_GPU=1, so that a GPU machine cannot skip silently)."""
@@ -37,41 +37,65 @@ EDGE_N = "65539"   # a partial block and tile at every block size
 #  - every tool runs it without the gate (--no-gate): under each of the four a launch waits for
 #    its kernel, so the host never reaches the store that opens the gate (seen on an H200: the
 #    gate opened by itself, exit 3, under all four);
-#  - memcheck suppresses the one CUDA API error that NCCL's initialisation provokes and handles
-#    itself (nccl_probe_records), and nothing else: before the chapter's memcheck runs, one run
-#    saves memcheck's records as XML (--xml --save), the records of that error whose host call
-#    stack runs through libnccl are kept as the suppression file (--suppressions), and every
-#    error of the workbook's own code is still reported. The records name the machine's NCCL
-#    and the program's path and addresses, so the file is made on the machine that runs the
-#    tools; chapters/18-multi-gpu/nccl-suppressions.xml is the one an H200 made.
+#  - on two GPUs or more, memcheck and initcheck report errors inside NCCL that are NCCL's own
+#    (nccl_own): each of their runs also saves its records as XML (--xml --save), and those
+#    records are not counted; the progress line says how many there were. Every other record
+#    counts: an error of the workbook's own code, a memory error anywhere, an API error of the
+#    program's own calls.
 CHAPTER_SETTINGS = {
-    "18": {"args": ["--shards", "3", "--no-gate"], "suppress_nccl_probe": True},
+    "18": {"args": ["--shards", "3", "--no-gate"], "nccl": True},
 }
 
-# The error of NCCL's probe: asked for the attributes of its kernels for every GPU architecture,
-# CUDA answers this for those not built for the running GPU.
-NCCL_PROBE_ERROR = "cudaErrorNoKernelImageForDevice"
+# The CUDA API errors NCCL provokes and handles itself, with where each comes from:
+NCCL_HANDLED_ERRORS = {
+    # asked for the attributes of its kernels for every GPU architecture, CUDA answers this for
+    # those not built for the running GPU (NCCL's initialisation, one GPU or several);
+    "cudaErrorNoKernelImageForDevice",
+    # NCCL enables peer access between two GPUs for each connection it makes, and clears this
+    # answer when an earlier connection already did (two GPUs or more).
+    "cudaErrorPeerAccessAlreadyEnabled",
+}
+
+# The tools whose records are split into NCCL's own and the rest (chapter 18).
+NCCL_TOOLS = ("memcheck", "initcheck")
 
 
-def nccl_probe_records(xml_text):
-    """(suppression XML, kept, dropped): memcheck's XML records (compute-sanitizer --xml --save)
-    with only those of NCCL's probe left: a CUDA API error NCCL_PROBE_ERROR whose host call stack
-    has a frame in libnccl. Any other record, a memory error or an API error of the program's own
-    calls, is dropped, so that it is still reported."""
-    root = ET.fromstring(xml_text)
-    kept = dropped = 0
-    for record in list(root):
-        modules = [m.text or "" for m in record.iter("module")]
-        ours = (record.tag == "record" and record.findtext("kind") == "Api"
-                and record.findtext("what/error") == NCCL_PROBE_ERROR
-                and any("libnccl" in os.path.basename(m) for m in modules))
-        if ours:
-            kept += 1
-        else:
-            root.remove(record)
-            dropped += 1
-    text = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
-    return text, kept, dropped
+def nccl_own(record):
+    """Whether one record of memcheck's or initcheck's XML is NCCL's own, not the program's:
+      - a CUDA API error of NCCL_HANDLED_ERRORS whose host call stack runs through libnccl;
+      - initcheck's uninitialized read by NCCL's kernels (every device frame an ncclDev
+        function) that NCCL launched (a host frame in libnccl). NCCL's LL protocol reads a line
+        of its buffer before the other GPU writes it, by design (a flag in the line says when
+        the data is there); with LL switched off (NCCL_PROTO=Simple) reads inside NCCL's
+        kernels are still reported, fewer (6 against 10 on two H200s).
+    An initcheck record in NCCL's kernels would also come from a buffer of the program's handed
+    to NCCL uninitialised; chapter 18 zeroes or fills every buffer before it hands it over."""
+    if record.tag != "record":
+        return False
+    in_nccl = any("libnccl" in os.path.basename(m.text or "") for m in record.iter("module"))
+    kind = record.findtext("kind")
+    if kind == "Api":
+        return in_nccl and record.findtext("what/error") in NCCL_HANDLED_ERRORS
+    if kind == "Initcheck":
+        functions = [record.findtext("where/func") or ""]
+        functions += [frame.findtext("func") or "" for stack in record.iter("deviceStack")
+                      for frame in stack.iter("frame")]
+        return (in_nccl and all(f.startswith("ncclDev") for f in functions)
+                and (record.findtext("what/text") or "").startswith("Uninitialized __global__ memory read"))
+    return False
+
+
+def nccl_records(xml_text):
+    """(NCCL's own, all): how many of the records in a tool's XML (compute-sanitizer --xml
+    --save) are NCCL's own (nccl_own), of how many. Unreadable XML (a run cut off): (0, 0), so
+    that every error of the run's summary counts."""
+    try:
+        root = ET.fromstring(xml_text)
+    except ET.ParseError:
+        return 0, 0
+    records = [r for r in root if r.tag == "record"]
+    return sum(1 for r in records if nccl_own(r)), len(records)
+
 
 USAGE = """usage: scripts/sanitize.sh [options] [CHAPTER...]
 
@@ -122,6 +146,7 @@ class Cell:
 
     def __init__(self):
         self.hazards = self.errors = self.warnings = 0
+        self.nccl = 0   # NCCL's own records, not counted (nccl_own)
         self.problems = []
         self.no_summary = False
 
@@ -146,10 +171,17 @@ class Sanitizer:
     def __init__(self, path, limit):
         self.path, self.limit = path, limit   # limit: seconds per run, as given (text)
 
-    def run(self, cell, tool, log, argv, flags=()):
+    def run(self, cell, tool, log, argv, flags=(), nccl=False):
         """One sanitizer run of a chapter (argv: the program and its arguments; flags: the tool's
-        own, before them) into its log; its counts and problems go to the cell."""
+        own, before them) into its log; its counts and problems go to the cell. nccl: for
+        NCCL_TOOLS, also save the records as XML beside the log, and leave NCCL's own uncounted."""
         extra = (["--racecheck-report", "all"] if tool == "racecheck" else []) + list(flags)
+        xml = log[:-len(".log")] + ".xml" if nccl and tool in NCCL_TOOLS else None
+        if xml:
+            # Every record saved, not the first 100 only, so that each can be told apart.
+            extra += ["--xml", "--save", xml, "--print-limit", "1000000"]
+            if os.path.exists(xml):
+                os.remove(xml)
         with open(log, "w", encoding="utf-8") as f:
             f.write(f"+ {self.path} --tool {tool} --error-exitcode 99 {' '.join(extra)} {' '.join(argv)}\n")
             f.flush()
@@ -165,34 +197,18 @@ class Sanitizer:
             cell.problem("no summary")
             cell.no_summary = True
         else:
-            cell.hazards += counts[0]
-            cell.errors += counts[1]
+            own = 0
+            if xml and os.path.isfile(xml):
+                with open(xml, encoding="utf-8", errors="replace") as f:
+                    own = min(nccl_records(f.read())[0], counts[1])
+            cell.nccl += own
+            cell.hazards += counts[0] - own
+            cell.errors += counts[1] - own
             cell.warnings += counts[2]
         # 99 is the tools' own status for "found errors"; anything else but 0 is the chapter's.
         if rc not in (0, 99):
             cell.problem({1: "exit 1: wrong result", 3: "exit 3: CUDA error",
                           124: f"timed out after {self.limit}s"}.get(rc, f"exit {rc}"))
-
-
-def make_nccl_suppressions(path, limit, argv, log, xml_path, supp_path):
-    """Run memcheck once on argv, saving its records as XML, and write the records of NCCL's
-    probe (nccl_probe_records) to supp_path. Returns a line for the progress output."""
-    with open(log, "w", encoding="utf-8") as f:
-        cmd = [path, "--tool", "memcheck", "--xml", "--save", xml_path] + argv
-        f.write("+ " + " ".join(cmd) + "\n")
-        f.flush()
-        try:
-            subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=float(limit))
-        except subprocess.TimeoutExpired:
-            pass
-    if not os.path.isfile(xml_path):
-        text, kept, dropped = '<?xml version="1.0" encoding="utf-8"?>\n<ComputeSanitizerOutput/>\n', 0, 0
-    else:
-        with open(xml_path, encoding="utf-8", errors="replace") as f:
-            text, kept, dropped = nccl_probe_records(f.read())
-    with open(supp_path, "w", encoding="utf-8") as f:
-        f.write(text)
-    return f"suppressed: {kept} record(s) of NCCL's probe ({dropped} other(s) left reported)"
 
 
 def find_sanitizer():
@@ -301,18 +317,13 @@ def sanitize(o):
                 set_v = ["--variant", v] if v else []
                 log = os.path.join(logs, f"chapter{cid}.{tool}" + (f".{v}" if v else ""))
                 tail = own_args + set_v
-                tool_flags = []
-                if tool == "memcheck" and settings.get("suppress_nccl_probe"):
-                    supp = f"{log}.nccl-suppressions.xml"
-                    said = make_nccl_suppressions(san.path, san.limit, [binary] + run_args + tail,
-                                                  f"{log}.nccl-probe.log", f"{log}.nccl-probe.xml", supp)
-                    print(f"  ({said})", end="", flush=True)
-                    tool_flags = ["--suppressions", supp]
-                san.run(cell, tool, f"{log}.log", [binary] + run_args + tail, tool_flags)
-                san.run(cell, tool, f"{log}.edge.log", [binary] + edge_args + tail, tool_flags)
+                nccl = bool(settings.get("nccl"))
+                san.run(cell, tool, f"{log}.log", [binary] + run_args + tail, nccl=nccl)
+                san.run(cell, tool, f"{log}.edge.log", [binary] + edge_args + tail, nccl=nccl)
             text = cell.text()
             cells.append(text)
-            print(f"  {tool} {text}", end="", flush=True)
+            print(f"  {tool} {text}" + (f" ({cell.nccl} of NCCL's own not counted)" if cell.nccl else ""),
+                  end="", flush=True)
             if text != "clean":
                 failures.append(f"chapter{cid} {tool}: {text} (logs: {logs}/chapter{cid}.{tool}.*)")
         # The racecheck exercise: the deliberately broken kernel must be caught.
