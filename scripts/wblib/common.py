@@ -212,12 +212,13 @@ def require_gpu(script, binary, notes=None):
     return skip(script, f"no usable CUDA GPU on this machine ({name} exited 77: {why})")
 
 
-def run_logged(argv, log, seconds, stdout=subprocess.PIPE):
+def run_logged(argv, log, seconds, stdout=subprocess.PIPE, env=None):
     """Run a chapter with a time limit, its stderr appended to the file `log`: (exit status,
-    its stdout as text). 124 when it ran past `seconds`, as coreutils' timeout says."""
+    its stdout as text). 124 when it ran past `seconds`, as coreutils' timeout says. env: the
+    environment (default this process's)."""
     with open(log, "a", encoding="utf-8") as err:
         try:
-            out = subprocess.run(argv, stdout=stdout, stderr=err, text=True, timeout=seconds)
+            out = subprocess.run(argv, stdout=stdout, stderr=err, text=True, timeout=seconds, env=env)
         except subprocess.TimeoutExpired as e:
             text = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
             return 124, text
