@@ -99,7 +99,7 @@ ch17-ex3|17|1|./chapter17.orig --variant sweep --batch 32 --n 2^26 --csv; ./chap
 ch18-ex1|18|2|for k in 20 21 22 23 24 25 26 27 28 29 30 31; do ./chapter18 --n 2^$k --csv; done
 ch18-ex2|18|2|./chapter18 --variant sum --gpus 1 --device 0 --csv && ./chapter18 --variant sum --gpus 1 --device 1 --csv && mpirun --bind-to none -np 2 ./chapter18 --variant sum --csv
 ch18-ex3|18|2|./chapter18.orig --variant scan --csv; ./chapter18 --variant scan --csv
-ch18-ex5|18|2|for a in Ring Tree; do for p in LL Simple; do echo "NCCL_ALGO=$a NCCL_PROTO=$p"; NCCL_ALGO=$a NCCL_PROTO=$p ./chapter18 --variant sum --n 2^20 --csv; done; done
+ch18-ex5|18|2|for p in LL LL128 Simple; do echo "NCCL_ALGO=Ring NCCL_PROTO=$p"; NCCL_ALGO=Ring NCCL_PROTO=$p ./chapter18 --variant sum --n 2^20 --csv; done && NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING ./chapter18 --variant sum --n 2^20 --csv | grep -E "Algorithm|Protocol|AllReduce|AllGather|sum_" && { NCCL_DEBUG=WARN NCCL_ALGO=Tree ./chapter18 --variant sum --n 2^20 --csv; echo "NCCL_ALGO=Tree: exit status $?"; }
 ch19-ex1|19|1|./chapter19 --n 2^26 --csv; ./chapter19 --n 2^26 --input mixed --spread 40 --csv; ./chapter19 --n 2^26 --input cancel --spread 40 --csv
 ch19-ex2|19|1|./chapter19 --emulate --n 2^24 --input mixed --spread 20; ./chapter19 --gpu-bits --n 2^24 --input mixed --spread 20
 ch19-ex3|19|1|./chapter19 --study --n 2^26
