@@ -90,7 +90,8 @@ def renders(root):
     for csv in sorted(glob.glob(os.path.join(res, "*-x[0-9]*-chapter18.csv"))):
         page = glob.glob(os.path.join(root, "chapters", "18-*", "README.md"))[0]
         text = open(page, encoding="utf-8").read()
-        date = re.search(r"on (20\d\d-\d\d-\d\d) by `scripts/scaling.sh`", text).group(1)
+        gpus = re.search(r"-x(\d+)-chapter18\.csv$", csv).group(1)
+        date = re.search(r"Measured on %s x .* on (20\d\d-\d\d-\d\d) by `scripts/scaling.sh`" % gpus, text).group(1)
         out.append((["bash", "scripts/scaling.sh", "render", "--date", date, csv], None))
     return out
 

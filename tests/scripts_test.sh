@@ -268,6 +268,39 @@ expect_status 1 $? "sanitize.sh without compute-sanitizer under REQUIRE_GPU=1"
 expect_status 2 $? "sanitize.sh with an unknown tool"
 unset COMPUTE_SANITIZER
 
+# ---- scaling.sh ----------------------------------------------------------------------------
+
+# A fake chapter 18 on a machine of four GPUs: runs on 2 and on 4, one CSV and one page block
+# each, the block of 4 added after the block of 2. The fake's sum on G GPUs moves 3920 G GB/s
+# against 4000 on one GPU (0.980), its scan 2100 G against 3000 (0.700).
+S=$work/scaling
+make_root "$S" 18-multi-gpu
+make_fakes "$S" 18
+printf '# Chapter 18\n\n<!-- scaling x2:begin -->\nstale\n<!-- scaling x2:end -->\n\nText after.\n' \
+  >"$S/chapters/18-multi-gpu/README.md"
+(cd "$S" && FAKE_GPUS=4 bash scripts/scaling.sh all --gpus "4 2" --logs "$work/scaling-logs" --date 2026-01-02) \
+  >"$work/scaling.out" 2>&1
+expect_status 0 $? "scaling.sh all --gpus \"4 2\""
+expect_count 4 '^one process,NVIDIA H200,2,18,' "$S/docs/results/h200-x2-chapter18.csv" "scaling: G = 2's rows"
+expect_count 4 '^one process,NVIDIA H200,4,18,' "$S/docs/results/h200-x4-chapter18.csv" "scaling: G = 4's rows"
+expect_grep '^\| one process \| sum \| 4294967296 \| 1.000 \(4000.0\) \| 1.020 \| 15680.0 \| 3920.0 \| \*\*0.980\*\* \|$' \
+  "$S/chapters/18-multi-gpu/README.md" "scaling: G = 4's sum row"
+expect_grep '^\| one process \| scan \| 2147483648 \| 2.000 \(3000.0\) \| 2.857 \| 4200.0 \| 2100.0 \| \*\*0.700\*\* \|$' \
+  "$S/chapters/18-multi-gpu/README.md" "scaling: G = 2's scan row"
+order=$(grep -n -e '^<!-- scaling x[0-9]:' -e '^Text after' "$S/chapters/18-multi-gpu/README.md" | cut -d: -f2- | tr '\n' ' ')
+[ "$order" = "<!-- scaling x2:begin --> <!-- scaling x2:end --> <!-- scaling x4:begin --> <!-- scaling x4:end --> Text after. " ] &&
+  ok || bad "scaling: the blocks in order of G, the page's text after them ($order)"
+[ -f "$S/docs/results/h200-x2-chapter18.svg" ] && [ -f "$S/docs/results/h200-x4-chapter18.svg" ] && ok ||
+  bad "scaling: a chart for each G"
+expect_grep 'chapter18 --csv --gpus 4$' "$work/scaling-logs/chapter18.x4.log" "scaling: --gpus reaches the chapter"
+# Negative controls: more GPUs than the machine has; a wrong result.
+(cd "$S" && FAKE_GPUS=2 bash scripts/scaling.sh run --gpus "2 4" --logs "$work/scaling-logs") >"$work/scaling-bad.out" 2>&1
+expect_status 2 $? "scaling.sh run --gpus beyond the machine"
+expect_grep 'this machine has 2 GPU' "$work/scaling-bad.out" "scaling: says how many GPUs there are"
+(cd "$S" && FAKE_FAIL=18 bash scripts/scaling.sh all --logs "$work/scaling-logs" --date 2026-01-02) >/dev/null 2>&1
+expect_status 1 $? "scaling.sh all with a wrong result"
+expect_grep 'Some rows FAILED verification' "$S/chapters/18-multi-gpu/README.md" "scaling: the page says a row failed"
+
 # ---- sweep.sh ------------------------------------------------------------------------------
 
 # The fake chapter 09 takes blocks up to 512 (1024 is refused: "-"), K up to 64, and gets K = 3

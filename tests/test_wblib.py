@@ -352,6 +352,33 @@ class ScalingTest(unittest.TestCase):
         self.assertIsNone(scaling.gpus_and_device({"device": {"name": "NVIDIA H200"}}))
         self.assertIsNone(scaling.gpus_and_device(None))
 
+    def test_gpu_counts(self):
+        from wblib import scaling
+        from wblib.common import Usage
+        self.assertEqual(scaling.gpu_counts(None, 4), [4])
+        self.assertEqual(scaling.gpu_counts("4 2", 4), [2, 4])
+        self.assertEqual(scaling.gpu_counts("1,2,4,2", 4), [1, 2, 4])
+        # Negative controls: more GPUs than the machine has, none, a word that is not a count.
+        for bad in ("2 8", "0 2", "", "two", "2 -1"):
+            with self.assertRaises(Usage, msg=bad):
+                scaling.gpu_counts(bad, 4)
+
+    def test_with_block(self):
+        from wblib import scaling
+        page = "intro\n<!-- scaling x2:begin -->\nG2\n<!-- scaling x2:end -->\n\nprose\n"
+        self.assertIs(scaling.with_block(page, 2), page)   # already there: unchanged
+        four = scaling.with_block(page, 4)                  # after the largest smaller G
+        self.assertEqual(four, "intro\n<!-- scaling x2:begin -->\nG2\n<!-- scaling x2:end -->\n\n"
+                               "<!-- scaling x4:begin -->\n<!-- scaling x4:end -->\n\nprose\n")
+        one = scaling.with_block(four, 1)                   # before the first block
+        self.assertTrue(one.startswith("intro\n<!-- scaling x1:begin -->\n<!-- scaling x1:end -->\n\n"
+                                       "<!-- scaling x2:begin -->"))
+        three = scaling.with_block(four, 3)                 # between 2 and 4
+        self.assertLess(three.index("x2:end"), three.index("x3:begin"))
+        self.assertLess(three.index("x3:end"), three.index("x4:begin"))
+        # Negative control: a page without any scaling block has no place for one.
+        self.assertIsNone(scaling.with_block("intro\n<!-- scaling:begin -->\n<!-- scaling:end -->\n", 2))
+
 
 class TreeFilesTest(unittest.TestCase):
     """tree_files: the workbook's files from the tree, without git: .git and what .gitignore

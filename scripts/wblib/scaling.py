@@ -1,16 +1,20 @@
 """`wb.py scaling` (scripts/scaling.sh): chapter 18's scaling over several GPUs, in two stages
 like the summary.
 
-  run [--past-memory N]  chapter 18 on every visible GPU with --csv: once as one process, once
-                         under mpirun (one process per GPU) when the program was built with MPI
-                         and mpirun is on the PATH; with --past-memory N, also its in-place scan
-                         and its sum at N elements (choose N larger than one GPU's memory).
-                         Writes docs/results/<gpu>-x<G>-chapter18.csv: the chapter's CSV rows
-                         after three columns, run, device and gpus. Needs the GPUs.
-  render CSV             the scaling table (each operation on one GPU, over its shard, beside all
-                         G GPUs: time, aggregate and per-GPU GB/s, efficiency against G times one
-                         GPU) and its chart, <CSV stem>.svg, into chapter 18's page between
-                         <!-- scaling:begin --> and <!-- scaling:end -->. No GPU needed.
+  run [--gpus LIST] [--past-memory N]
+                         chapter 18 with --csv on G GPUs for each G of LIST ("2 4"; default:
+                         every visible GPU): once as one process, once under mpirun (one process
+                         per GPU) when the program was built with MPI and mpirun is on the PATH;
+                         with --past-memory N, also its in-place scan and its sum at N elements
+                         (choose N larger than one GPU's memory). Writes, for each G,
+                         docs/results/<gpu>-x<G>-chapter18.csv: the chapter's CSV rows after
+                         three columns, run, device and gpus. Needs the GPUs.
+  render CSV...          for each CSV, the scaling table (each operation on one GPU, over its
+                         shard, beside all G GPUs: time, aggregate and per-GPU GB/s, efficiency
+                         against G times one GPU) and its chart, <CSV stem>.svg, into chapter 18's
+                         page between <!-- scaling xG:begin --> and <!-- scaling xG:end -->; a
+                         page without that block for G gets one, in order of G, beside the
+                         others. No GPU needed.
   all                    run, then render.
 
 A machine with one GPU runs it too (G = 1, efficiency 1 by definition, the collectives with one
@@ -20,6 +24,7 @@ import csv
 import glob
 import io
 import os
+import re
 import shutil
 import subprocess
 
@@ -28,14 +33,16 @@ from .common import Usage
 
 SCRIPT = "scaling.sh"
 
-USAGE = """usage: scripts/scaling.sh run [--past-memory N] [--bin-dir DIR] [--out DIR] [--logs DIR]
-       scripts/scaling.sh render [--date YYYY-MM-DD] CSV
-       scripts/scaling.sh all [--past-memory N] [--bin-dir DIR] [--out DIR] [--logs DIR] [--date YYYY-MM-DD]
+USAGE = """usage: scripts/scaling.sh run [--gpus LIST] [--past-memory N] [--bin-dir DIR] [--out DIR] [--logs DIR]
+       scripts/scaling.sh render [--date YYYY-MM-DD] CSV...
+       scripts/scaling.sh all [--gpus LIST] [--past-memory N] [--bin-dir DIR] [--out DIR] [--logs DIR] [--date YYYY-MM-DD]
 
-  run      chapter 18 on every visible GPU (2^30 elements per GPU), as one process and, when
-           built with MPI, under mpirun; --past-memory N adds the in-place scan and the sum at
-           N elements. Writes OUT/<gpu>-x<G>-chapter18.csv (OUT default docs/results).
-  render   the scaling table and chart of a CSV written by run, into chapter 18's page.
+  run      chapter 18 on G GPUs (2^30 elements per GPU) for each G of --gpus ("2 4"; default:
+           every visible GPU), as one process and, when built with MPI, under mpirun;
+           --past-memory N adds the in-place scan and the sum at N elements. Writes
+           OUT/<gpu>-x<G>-chapter18.csv for each G (OUT default docs/results).
+  render   the scaling table and chart of each CSV written by run, into chapter 18's page, one
+           block for each G.
   all      run, then render.
 Exit: 0 done and verified; 1 a run failed; 2 bad usage; 77 no GPU or no chapter 18 here.
 """
@@ -81,13 +88,27 @@ def chapter_rows(text):
             if (fields := next(csv.reader([line]), [])) and len(fields) == 12 and fields[0] == "18"]
 
 
+def gpu_counts(text, visible):
+    """The G values of --gpus LIST ("2 4" or "2,4"), each from 1 to `visible`, in increasing
+    order; every visible GPU when LIST is None. Usage on a bad list."""
+    if text is None:
+        return [visible]
+    words = text.replace(",", " ").split()
+    if not words or not all(w.isdigit() for w in words):
+        raise Usage(f"--gpus '{text}' is not a list of GPU counts (for example \"2 4\")")
+    counts = sorted(set(int(w) for w in words))
+    if counts[0] < 1 or counts[-1] > visible:
+        raise Usage(f"--gpus '{text}': this machine has {visible} GPU(s); each count must be 1 to {visible}")
+    return counts
+
+
 def do_run(argv):
-    """Run chapter 18 as one process, under mpirun and past one GPU's memory. Returns
-    (status, the CSV written or None)."""
+    """Run chapter 18 as one process, under mpirun and past one GPU's memory, on G GPUs for each
+    G asked. Returns (status, the CSVs written, or None when it stopped before writing one)."""
     o = common.parse_options(argv, {"out": os.path.join(common.ROOT, "docs", "results"),
                                     "logs": os.path.join(common.ROOT, "build", "scaling"), "past_memory": None,
-                                    "bin_dir": None},
-                             valued=("--past-memory", "--bin-dir", "--out", "--logs"), help=False)
+                                    "bin_dir": None, "gpus": None},
+                             valued=("--past-memory", "--bin-dir", "--out", "--logs", "--gpus"), help=False)
     out_dir, logs, past, bin_dir = o["out"], o["logs"], o["past_memory"], o["bin_dir"]
     binary = common.find_binary("18", bin_dir)
     if binary is None:
@@ -100,41 +121,47 @@ def do_run(argv):
     if found is None:
         common.say(SCRIPT, "chapter18 --info names no device and no count of visible GPUs")
         return 1, None
-    gpus, device = found
+    visible, device = found
+    counts = gpu_counts(o["gpus"], int(visible))
     os.makedirs(out_dir, exist_ok=True)
     os.makedirs(logs, exist_ok=True)
-    csv_path = os.path.join(out_dir, f"{common.gpu_slug(device)}-x{gpus}-chapter18.csv")
-    with open(csv_path, "w", encoding="utf-8") as f:
-        f.write(HEADER + "\n")
     failed = 0
+    mpi = built_with_mpi(binary) and shutil.which("mpirun")
+    written = []
+    for g in counts:
+        gpus = str(g)
+        csv_path = os.path.join(out_dir, f"{common.gpu_slug(device)}-x{gpus}-chapter18.csv")
+        with open(csv_path, "w", encoding="utf-8") as f:
+            f.write(HEADER + "\n")
 
-    def one(label, name, argv, env=None):
-        """One run: its rows into the CSV, labelled; its notes into logs/name.log."""
-        nonlocal failed
-        log = os.path.join(logs, f"{name}.log")
-        with open(log, "w", encoding="utf-8") as f:
-            f.write(f"+ {' '.join(argv)}\n")
-        rc, text = common.run_logged(argv, log, 3600, env=env)
-        with open(csv_path, "a", encoding="utf-8") as f:
-            f.write("".join(f"{label},{device},{gpus},{row}\n" for row in chapter_rows(text)))
-        print(f"{label}: exit {rc} (notes: {log})", flush=True)
-        if rc != 0:
-            failed = 1
+        def one(label, name, argv, env=None):
+            """One run: its rows into the CSV, labelled; its notes into logs/name.log."""
+            nonlocal failed
+            log = os.path.join(logs, f"{name}.x{gpus}.log")
+            with open(log, "w", encoding="utf-8") as f:
+                f.write(f"+ {' '.join(argv)}\n")
+            rc, text = common.run_logged(argv, log, 3600, env=env)
+            with open(csv_path, "a", encoding="utf-8") as f:
+                f.write("".join(f"{label},{device},{gpus},{row}\n" for row in chapter_rows(text)))
+            print(f"G = {gpus}, {label}: exit {rc} (notes: {log})", flush=True)
+            if rc != 0:
+                failed = 1
 
-    one("one process", "chapter18", [binary, "--csv"])
-    if built_with_mpi(binary) and shutil.which("mpirun"):
-        # Open MPI binds each of two or fewer processes to one core; the checks want every core.
-        one(f"mpirun -np {gpus}", "chapter18.mpi", ["mpirun", "--bind-to", "none", "-np", gpus, binary, "--csv"],
-            env=mpirun_env())
-    else:
-        print("mpirun: skipped (chapter18 was built without MPI, or mpirun is missing)", flush=True)
-    if past:
-        one(f"one process at N = {past}", "chapter18.past_scan",
-            [binary, "--csv", "--variant", "scan_in_place", "--n", past, "--reps", "2", "--warmup", "0"])
-        one(f"one process at N = {past}", "chapter18.past_sum",
-            [binary, "--csv", "--variant", "sum", "--n", past, "--reps", "3", "--warmup", "1"])
-    print(f"scaling: wrote {csv_path}", flush=True)
-    return failed, csv_path
+        one("one process", "chapter18", [binary, "--csv", "--gpus", gpus])
+        if mpi:
+            # Open MPI binds each of two or fewer processes to one core; the checks want every core.
+            one(f"mpirun -np {gpus}", "chapter18.mpi",
+                ["mpirun", "--bind-to", "none", "-np", gpus, binary, "--csv", "--gpus", gpus], env=mpirun_env())
+        else:
+            print("mpirun: skipped (chapter18 was built without MPI, or mpirun is missing)", flush=True)
+        if past:
+            one(f"one process at N = {past}", "chapter18.past_scan",
+                [binary, "--csv", "--gpus", gpus, "--variant", "scan_in_place", "--n", past, "--reps", "2", "--warmup", "0"])
+            one(f"one process at N = {past}", "chapter18.past_sum",
+                [binary, "--csv", "--gpus", gpus, "--variant", "sum", "--n", past, "--reps", "3", "--warmup", "1"])
+        print(f"scaling: wrote {csv_path}", flush=True)
+        written.append(csv_path)
+    return failed, written
 
 
 # ---- render --------------------------------------------------------------------------------
@@ -228,34 +255,67 @@ def render_chart(pairs, device, gpus):
     return s
 
 
+def markers(gpus):
+    """The lines around the scaling block of G GPUs on chapter 18's page."""
+    return f"<!-- scaling x{gpus}:begin -->", f"<!-- scaling x{gpus}:end -->"
+
+
+def with_block(text, gpus):
+    """The page's text with an empty scaling block for G GPUs where it has none: after the block
+    of the largest G below it, else before the first block, so that the blocks stay in order of
+    G. None when the page has no scaling block at all, so no place to put one."""
+    begin, end = markers(gpus)
+    if begin in text:
+        return text
+    found = [(int(m.group(1)), m) for m in re.finditer(r"^<!-- scaling x(\d+):(begin|end) -->\n", text, re.M)]
+    if not found:
+        return None
+    below = [m for g, m in found if g < gpus and m.group(2) == "end"]
+    if below:
+        at = max(below, key=lambda m: int(m.group(1))).end()
+        return text[:at] + "\n" + begin + "\n" + end + "\n" + text[at:]
+    at = min((m for _, m in found if m.group(2) == "begin"), key=lambda m: m.start()).start()
+    return text[:at] + begin + "\n" + end + "\n\n" + text[at:]
+
+
 def do_render(argv):
-    """The table and chart of a scaling CSV into chapter 18's page. Returns the status."""
+    """The table and chart of each scaling CSV into chapter 18's page, in the block of its G.
+    Returns the status."""
     date, csvs = common.render_args(argv)
-    csv_path = csvs[0]
     pages = sorted(glob.glob(os.path.join(common.ROOT, "chapters", "18-*", "README.md")))
     if not pages:
         common.say(SCRIPT, "no chapter 18 page")
         return 1
     page = pages[0]
-    if not os.path.isfile(csv_path):
-        common.say(SCRIPT, f"no such CSV: {csv_path}")
-        return 2
-    try:
-        pairs, device, gpus, bad = read_scaling(csv_path)
-    except common.CsvError as e:
-        common.say(SCRIPT, str(e))
-        return 1
-    stem = csv_path[:-len(".csv")] if csv_path.endswith(".csv") else csv_path
-    svg_path = stem + ".svg"
-    _, pagerel, _ = common.result_paths(os.path.dirname(os.path.abspath(csv_path)))
-    name = os.path.basename(csv_path)
-    block = render_block(pairs, device, gpus, bad, date or common.file_date(csv_path), name, pagerel + name,
-                         pagerel + os.path.basename(svg_path))
-    render_chart(pairs, device, gpus).write(svg_path)
-    if common.splice(page, "<!-- scaling:begin -->", "<!-- scaling:end -->", block) != 0:
-        common.say(SCRIPT, f"{page} has no <!-- scaling:begin --> / <!-- scaling:end --> lines")
-        return 1
-    print(f"scaling: wrote {svg_path} and the scaling block of {os.path.relpath(page, common.ROOT)}")
+    for csv_path in csvs:
+        if not os.path.isfile(csv_path):
+            common.say(SCRIPT, f"no such CSV: {csv_path}")
+            return 2
+        try:
+            pairs, device, gpus, bad = read_scaling(csv_path)
+        except common.CsvError as e:
+            common.say(SCRIPT, str(e))
+            return 1
+        stem = csv_path[:-len(".csv")] if csv_path.endswith(".csv") else csv_path
+        svg_path = stem + ".svg"
+        _, pagerel, _ = common.result_paths(os.path.dirname(os.path.abspath(csv_path)))
+        name = os.path.basename(csv_path)
+        block = render_block(pairs, device, gpus, bad, date or common.file_date(csv_path), name, pagerel + name,
+                             pagerel + os.path.basename(svg_path))
+        with open(page, encoding="utf-8", newline="") as f:
+            text = f.read()
+        placed = with_block(text, gpus)
+        if placed is None:
+            common.say(SCRIPT, f"{page} has no scaling block (<!-- scaling xG:begin --> / <!-- scaling xG:end --> lines)")
+            return 1
+        if placed != text:
+            with open(page, "w", encoding="utf-8", newline="") as f:
+                f.write(placed)
+        render_chart(pairs, device, gpus).write(svg_path)
+        if common.splice(page, *markers(gpus), block) != 0:
+            common.say(SCRIPT, f"{page}: the scaling block of {gpus} GPUs lost its end line")
+            return 1
+        print(f"scaling: wrote {svg_path} and the block of {gpus} GPUs on {os.path.relpath(page, common.ROOT)}")
     return 0
 
 
