@@ -293,9 +293,9 @@ def render_args(argv):
 def run_render_main(script, argv, usage, do_run, do_render):
     """The command line of a script with a run stage (needs the GPU) and a render stage (reads
     the CSV run wrote): `run ARGS`, `render ARGS` or `all ARGS` (run, then render what it wrote;
-    --date goes to render, the rest to run). do_run(argv) returns (status, the CSV it wrote or a
-    list of them, or None when it stopped before writing one); do_render(argv) a status. Returns the exit status
-    (2 for a bad command line)."""
+    --date goes to render, the rest to run). do_run(argv) returns (status, the list of CSVs it
+    wrote, or None when it stopped before writing one); do_render(argv) a status. Returns the exit
+    status (2 for a bad command line)."""
     cmd, rest = (argv[0], argv[1:]) if argv else ("", [])
     try:
         if cmd in ("-h", "--help"):
@@ -317,10 +317,9 @@ def run_render_main(script, argv, usage, do_run, do_render):
             status, written = do_run(run_argv)
             if not written:
                 return status  # the run ended before writing a CSV (no GPU, nothing built)
-            paths = written if isinstance(written, list) else [written]
-            if not all(os.path.isfile(p) for p in paths):
+            if not all(os.path.isfile(p) for p in written):
                 return 1
-            if do_render(render_argv + paths) != 0:
+            if do_render(render_argv + written) != 0:
                 return 1
             return status
     except Usage as e:

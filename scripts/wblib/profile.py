@@ -575,8 +575,8 @@ def do_run(argv):
         say(f"FAILED ({len(failures)}):")
         for f in failures:
             print(f"  {f}", file=sys.stderr)
-        return 1, csv_path
-    return 0, csv_path
+        return 1, [csv_path]
+    return 0, [csv_path]
 
 
 # ---- render: formats ---------------------------------------------------------------------------

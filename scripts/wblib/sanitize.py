@@ -171,11 +171,11 @@ class Sanitizer:
     def __init__(self, path, limit):
         self.path, self.limit = path, limit   # limit: seconds per run, as given (text)
 
-    def run(self, cell, tool, log, argv, flags=(), nccl=False):
-        """One sanitizer run of a chapter (argv: the program and its arguments; flags: the tool's
-        own, before them) into its log; its counts and problems go to the cell. nccl: for
-        NCCL_TOOLS, also save the records as XML beside the log, and leave NCCL's own uncounted."""
-        extra = (["--racecheck-report", "all"] if tool == "racecheck" else []) + list(flags)
+    def run(self, cell, tool, log, argv, nccl=False):
+        """One sanitizer run of a chapter (argv: the program and its arguments) into its log; its
+        counts and problems go to the cell. nccl: for NCCL_TOOLS, also save the records as XML
+        beside the log, and leave NCCL's own uncounted."""
+        extra = ["--racecheck-report", "all"] if tool == "racecheck" else []
         xml = log[:-len(".log")] + ".xml" if nccl and tool in NCCL_TOOLS else None
         if xml:
             # Every record saved, not the first 100 only, so that each can be told apart.
@@ -309,6 +309,7 @@ def sanitize(o):
         edge_args += ["--batch", "2"] if "--batch" in flags else []
         settings = CHAPTER_SETTINGS.get(cid, {})
         own_args = settings.get("args", [])
+        nccl = bool(settings.get("nccl"))
         cells = []
         print(f"chapter{cid}:", end="", flush=True)
         for tool in tools:
@@ -317,7 +318,6 @@ def sanitize(o):
                 set_v = ["--variant", v] if v else []
                 log = os.path.join(logs, f"chapter{cid}.{tool}" + (f".{v}" if v else ""))
                 tail = own_args + set_v
-                nccl = bool(settings.get("nccl"))
                 san.run(cell, tool, f"{log}.log", [binary] + run_args + tail, nccl=nccl)
                 san.run(cell, tool, f"{log}.edge.log", [binary] + edge_args + tail, nccl=nccl)
             text = cell.text()

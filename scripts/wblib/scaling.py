@@ -270,9 +270,9 @@ def with_block(text, gpus):
     found = [(int(m.group(1)), m) for m in re.finditer(r"^<!-- scaling x(\d+):(begin|end) -->\n", text, re.M)]
     if not found:
         return None
-    below = [m for g, m in found if g < gpus and m.group(2) == "end"]
+    below = [(g, m) for g, m in found if g < gpus and m.group(2) == "end"]
     if below:
-        at = max(below, key=lambda m: int(m.group(1))).end()
+        at = max(below, key=lambda gm: gm[0])[1].end()
         return text[:at] + "\n" + begin + "\n" + end + "\n" + text[at:]
     at = min((m for _, m in found if m.group(2) == "begin"), key=lambda m: m.start()).start()
     return text[:at] + begin + "\n" + end + "\n\n" + text[at:]

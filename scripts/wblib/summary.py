@@ -200,8 +200,8 @@ def do_run(argv):
         print(f"summary: FAILED ({len(failures)}):")
         for f in failures:
             print(f"  {f}")
-        return 1, csv_path
-    return 0, csv_path
+        return 1, [csv_path]
+    return 0, [csv_path]
 
 
 def seconds_since(start):
